@@ -1,0 +1,73 @@
+# Kindling's human entry points. The two you need: `make run` and `make test`.
+# Everything else is in the README's table. Variables: BUILD (build folder), CH (chapter, e.g. 02),
+# SOLUTIONS=1 (grade the reference solutions), DEST (handout folder), NATIVE=OFF (portable build).
+BUILD     ?= build
+NATIVE    ?= ON
+JOBS      ?= $(shell nproc)
+PYTHON    := /usr/bin/python3
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build run test grade book handout bench sanitize tsan clean exercises help
+
+all: build
+
+help:
+	@sed -n '1,/^$$/p' README.md >/dev/null; grep -E '^[a-z]+:' Makefile | cut -d: -f1 | tr '\n' ' '; echo
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DKINDLING_NATIVE=$(NATIVE) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+## run: build everything, run every chapter's programs in order, build the book
+run: build
+	@bash scripts/run-chapters.sh $(BUILD)
+	@$(MAKE) --no-print-directory book
+	@echo
+	@echo "The book is ready: open file://$(CURDIR)/$(BUILD)/book/html/index.html"
+
+## test: build and run the whole suite (unit, parity, grading, book, consumer project)
+test: build
+	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure --timeout 900
+
+## exercises: regenerate exercises/ from solutions/
+exercises:
+	@$(PYTHON) scripts/make_exercises.py
+
+## grade: grade exercises/ (SOLUTIONS=1 grades solutions/; CH=02 one chapter)
+grade: deps
+	@$(PYTHON) scripts/grade.py --build $(BUILD)-grade$(if $(SOLUTIONS),-solutions) \
+	  $(if $(SOLUTIONS),--solutions) $(if $(CH),--chapter $(CH)) --out $(BUILD)/grade
+
+## book: Doxygen + Sphinx (-W) into build/book/html, with program outputs captured now
+book: build
+	@bash scripts/build-book.sh $(BUILD)
+
+## handout: a student tree without solutions/ and hidden tests (DEST=folder)
+handout:
+	@bash scripts/handout.sh $(if $(DEST),$(DEST),$(BUILD)/handout)
+
+## bench: every benchmark in bench/, printed as BENCH lines with ratios vs peers
+bench: build
+	@bash scripts/run-bench.sh $(BUILD)
+
+## sanitize: the unit and parity suites under AddressSanitizer + UndefinedBehaviorSanitizer
+sanitize: deps
+	@cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINDLING_SANITIZE=ON \
+	  -DKINDLING_NATIVE=$(NATIVE) >/dev/null
+	@cmake --build $(BUILD)-asan -j $(JOBS)
+	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1 ctest -j $(JOBS) -L "unit|parity" --output-on-failure
+
+## tsan: the data layer's tests under ThreadSanitizer
+tsan: deps
+	@cmake -S . -B $(BUILD)-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINDLING_TSAN=ON \
+	  -DKINDLING_NATIVE=$(NATIVE) >/dev/null
+	@cmake --build $(BUILD)-tsan -j $(JOBS)
+	@cd $(BUILD)-tsan && ctest -j $(JOBS) -L "threads" --output-on-failure
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-*

@@ -1,0 +1,29 @@
+#pragma once
+// Helpers shared by the tensor layer's .cpp files (not part of the public API).
+#include "kindling/tensor/autograd_hooks.hpp"
+#include "kindling/tensor/tensor.hpp"
+
+namespace kindling::detail {
+
+/// A fresh, contiguous, uninitialised tensor.
+Tensor make_tensor(const Shape& shape, DType dtype, Device device = kCPU);
+/// A view of `base`'s storage with new geometry. Not recorded by autograd (callers record).
+Tensor make_view(const Tensor& base, Shape shape, Strides strides, std::int64_t offset);
+/// Throws DeviceError unless every tensor is on the CPU (chapter 8 adds CUDA kernels).
+void check_cpu(const Tensor& t, const char* op);
+/// Throws if `t` is undefined, naming `op`.
+void check_defined(const Tensor& t, const char* op);
+/// The dtype of a binary op between tensors, with PyTorch's rule that 0-d tensors only
+/// change the *category* (bool → integer → floating), not the width, of dimensioned ones.
+DType result_type(const Tensor& a, const Tensor& b);
+/// The dtype of tensor ⊕ scalar ("wrapped number"): float scalar on an integer tensor → float32.
+DType result_type(const Tensor& a, const Scalar& s);
+/// The scalar as a 0-d tensor of `dtype`.
+Tensor scalar_to_tensor(const Scalar& s, DType dtype);
+/// Uninitialised tensor shaped like `like`, keeping its strides when they tile memory densely
+/// (PyTorch's preserve_format, used by clone/to/empty_like), else row-major.
+Tensor empty_preserving_strides(const Tensor& like, DType dtype);
+/// Elementwise conversion copy: dst (any strides) ← src broadcast to dst's shape.
+void copy_into(const Tensor& dst, const Tensor& src);
+
+}  // namespace kindling::detail

@@ -1,0 +1,121 @@
+#pragma once
+// Strided iteration: the heart of every elementwise op and of copy/contiguous.
+//
+// An op over N operands (output first) sees each operand as (base pointer, byte strides over the
+// *output's* shape). Broadcast dimensions have stride 0, transposed views have permuted strides —
+// the loop does not care. Dimensions that are laid out back to back in every operand are merged
+// ("coalesced"), so a contiguous tensor of any shape becomes one long row and the innermost loop is
+// a plain pointer walk that the compiler vectorises.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "kindling/tensor/tensor.hpp"
+
+namespace kindling::detail {
+
+/// Strides (in bytes) of `t` viewed as broadcast to `out_shape`: 0 along dims it is expanded in.
+std::vector<std::int64_t> broadcast_byte_strides(const Tensor& t, const Shape& out_shape);
+
+/// Calls inner(ptrs, strides, n) once per innermost row of `shape`: ptrs[k] is operand k's address of
+/// the row's first element, strides[k] its byte step along the row, n the row's length.
+template <std::size_t N, class Inner>
+void for_each_row(const Shape& shape, std::array<char*, N> base,
+                  const std::array<std::vector<std::int64_t>, N>& byte_strides, Inner&& inner) {
+  const std::size_t ndim = shape.size();
+  for (auto s : shape)
+    if (s == 0) return;
+  // Coalesce: walk from the innermost dim outwards, merging dim d into the current group when every
+  // operand's stride satisfies stride[d] == stride[inner] * size[inner].
+  std::vector<std::int64_t> sizes;
+  std::vector<std::array<std::int64_t, N>> strides;
+  for (std::size_t i = ndim; i-- > 0;) {
+    if (shape[i] == 1) continue;
+    std::array<std::int64_t, N> st;
+    for (std::size_t k = 0; k < N; ++k) st[k] = byte_strides[k][i];
+    if (!sizes.empty()) {
+      bool mergeable = true;
+      for (std::size_t k = 0; k < N; ++k) mergeable &= st[k] == strides.back()[k] * sizes.back();
+      if (mergeable) {
+        sizes.back() *= shape[i];
+        continue;
+      }
+    }
+    sizes.push_back(shape[i]);
+    strides.push_back(st);
+  }
+  if (sizes.empty()) {  // a single element
+    sizes.push_back(1);
+    strides.push_back({});
+  }
+  // sizes[0] is the innermost (row) dimension; odometer over the rest.
+  const std::size_t outer = sizes.size() - 1;
+  std::vector<std::int64_t> counter(outer, 0);
+  std::array<char*, N> ptrs = base;
+  for (;;) {
+    inner(ptrs, strides[0], sizes[0]);
+    std::size_t d = 0;
+    for (; d < outer; ++d) {
+      for (std::size_t k = 0; k < N; ++k) ptrs[k] += strides[d + 1][k];
+      if (++counter[d] < sizes[d + 1]) break;
+      for (std::size_t k = 0; k < N; ++k) ptrs[k] -= strides[d + 1][k] * sizes[d + 1];
+      counter[d] = 0;
+    }
+    if (d == outer) return;
+  }
+}
+
+/// out[i] = f(a[i]) over a (broadcast to out's shape). Types: A in, O out.
+template <class A, class O, class F>
+void unary_loop(const Tensor& out, const Tensor& a, F f) {
+  std::array<std::vector<std::int64_t>, 2> st{broadcast_byte_strides(out, out.shape()),
+                                              broadcast_byte_strides(a, out.shape())};
+  for_each_row<2>(out.shape(), {static_cast<char*>(out.raw_data_ptr()), static_cast<char*>(a.raw_data_ptr())},
+                  st, [&](std::array<char*, 2> p, const std::array<std::int64_t, 2>& s, std::int64_t n) {
+                    O* o = reinterpret_cast<O*>(p[0]);
+                    const A* x = reinterpret_cast<const A*>(p[1]);
+                    if (s[0] == sizeof(O) && s[1] == sizeof(A)) {  // contiguous: vectorisable
+                      for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+                    } else if (s[0] == sizeof(O) && s[1] == 0) {    // broadcast scalar
+                      const O v = f(*x);
+                      for (std::int64_t i = 0; i < n; ++i) o[i] = v;
+                    } else {
+                      for (std::int64_t i = 0; i < n; ++i)
+                        *reinterpret_cast<O*>(p[0] + i * s[0]) =
+                            f(*reinterpret_cast<const A*>(p[1] + i * s[1]));
+                    }
+                  });
+}
+
+/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
+template <class A, class B, class O, class F>
+void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  std::array<std::vector<std::int64_t>, 3> st{broadcast_byte_strides(out, out.shape()),
+                                              broadcast_byte_strides(a, out.shape()),
+                                              broadcast_byte_strides(b, out.shape())};
+  for_each_row<3>(
+      out.shape(),
+      {static_cast<char*>(out.raw_data_ptr()), static_cast<char*>(a.raw_data_ptr()),
+       static_cast<char*>(b.raw_data_ptr())},
+      st, [&](std::array<char*, 3> p, const std::array<std::int64_t, 3>& s, std::int64_t n) {
+        O* __restrict o = reinterpret_cast<O*>(p[0]);
+        const A* x = reinterpret_cast<const A*>(p[1]);
+        const B* y = reinterpret_cast<const B*>(p[2]);
+        // The three shapes that cover nearly all real work get their own vectorisable loop.
+        if (s[0] == sizeof(O) && s[1] == sizeof(A) && s[2] == sizeof(B)) {
+          for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+        } else if (s[0] == sizeof(O) && s[1] == sizeof(A) && s[2] == 0) {
+          const B yv = *y;
+          for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+        } else if (s[0] == sizeof(O) && s[1] == 0 && s[2] == sizeof(B)) {
+          const A xv = *x;
+          for (std::int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+        } else {
+          for (std::int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<O*>(p[0] + i * s[0]) = f(*reinterpret_cast<const A*>(p[1] + i * s[1]),
+                                                       *reinterpret_cast<const B*>(p[2] + i * s[2]));
+        }
+      });
+}
+
+}  // namespace kindling::detail

@@ -1,0 +1,187 @@
+// Tensor basics: asking a tensor about itself, reading values out, copies and conversions.
+#include "kindling/tensor/tensor.hpp"
+
+#include <cstring>
+
+#include "dispatch.hpp"
+#include "internal.hpp"
+#include "loops.hpp"
+
+namespace kindling {
+namespace detail {
+
+Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
+  for (auto s : shape) {
+    if (s < 0) throw ValueError("cannot create a tensor with a negative size: shape " + shape_str(shape));
+  }
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(numel_of(shape) * element_size(dtype), device);
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& base, Shape shape, Strides strides, std::int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.impl()->storage;
+  impl->shape = std::move(shape);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  return Tensor(std::move(impl));
+}
+
+void check_defined(const Tensor& t, const char* op) {
+  if (!t.defined()) {
+    throw ValueError(std::string(op) + ": the tensor is undefined (default-constructed). "
+                     "Hint: assign it a value first, e.g. kd::zeros({...}).");
+  }
+}
+
+void check_cpu(const Tensor& t, const char* op) {
+  check_defined(t, op);
+  if (!t.device().is_cpu()) {
+    throw DeviceError(std::string(op) + ": this operation runs on the CPU but the tensor is on " +
+                      t.device().str() + ". Hint: call .cpu() first, or build with CUDA (chapter 8).");
+  }
+}
+
+namespace {
+int category(DType d) { return d == kBool ? 0 : (is_floating_point(d) ? 2 : 1); }
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  const bool a0 = a.dim() == 0, b0 = b.dim() == 0;
+  if (a0 == b0) return promote_types(a.dtype(), b.dtype());
+  const DType dimmed = a0 ? b.dtype() : a.dtype();
+  const DType zero_d = a0 ? a.dtype() : b.dtype();
+  // A 0-d tensor only wins when its category is higher (int tensor * 0-d float64 → float64).
+  return category(zero_d) > category(dimmed) ? zero_d : dimmed;
+}
+
+DType result_type(const Tensor& a, const Scalar& s) {
+  const int sc = s.is_floating_point() ? 2 : (s.is_integral() ? 1 : 0);
+  if (sc <= category(a.dtype())) return a.dtype();
+  return sc == 2 ? kFloat32 : kInt64;  // a Python number takes the default dtype of its category
+}
+
+Tensor scalar_to_tensor(const Scalar& s, DType dtype) {
+  Tensor t = make_tensor({}, dtype);
+  dispatch(dtype, "scalar", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    *t.data_ptr<T>() = s.to<T>();
+  });
+  return t;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  dispatch(dst.dtype(), "copy_", [&](auto dtag) {
+    using D = typename decltype(dtag)::type;
+    dispatch(src.dtype(), "copy_", [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      unary_loop<S, D>(dst, src, [](S v) { return static_cast<D>(v); });
+    });
+  });
+}
+
+}  // namespace detail
+
+// ---- asking a tensor about itself ------------------------------------------------------------------
+namespace {
+const TensorImpl& need(const std::shared_ptr<TensorImpl>& impl) {
+  if (!impl) {
+    throw ValueError("Tensor: the tensor is undefined (default-constructed). "
+                     "Hint: assign it a value first, e.g. kd::zeros({...}).");
+  }
+  return *impl;
+}
+}  // namespace
+
+std::int64_t Tensor::dim() const { return static_cast<std::int64_t>(need(impl_).shape.size()); }
+const Shape& Tensor::shape() const { return need(impl_).shape; }
+std::int64_t Tensor::size(std::int64_t d) const { return shape()[wrap_dim(d, dim(), "size")]; }
+const Strides& Tensor::strides() const { return need(impl_).strides; }
+std::int64_t Tensor::stride(std::int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+std::int64_t Tensor::storage_offset() const { return need(impl_).offset; }
+std::int64_t Tensor::numel() const { return numel_of(shape()); }
+DType Tensor::dtype() const { return need(impl_).dtype; }
+Device Tensor::device() const { return need(impl_).storage->device(); }
+std::size_t Tensor::element_size() const { return kindling::element_size(dtype()); }
+std::size_t Tensor::nbytes() const { return numel() * element_size(); }
+bool Tensor::is_floating_point() const { return kindling::is_floating_point(dtype()); }
+const std::shared_ptr<Storage>& Tensor::storage() const { return need(impl_).storage; }
+std::uint64_t Tensor::version() const { return storage()->version(); }
+void* Tensor::raw_data_ptr() const { return need(impl_).data_ptr(); }
+
+bool Tensor::shares_storage(const Tensor& other) const {
+  return defined() && other.defined() && impl_->storage == other.impl_->storage;
+}
+
+bool Tensor::is_contiguous() const {
+  // Sizes of 1 may have any stride (PyTorch agrees): only dims with size > 1 must be row-major.
+  std::int64_t expected = 1;
+  for (std::int64_t i = dim() - 1; i >= 0; --i) {
+    if (shape()[i] == 1) continue;
+    if (strides()[i] != expected) return false;
+    expected *= shape()[i];
+  }
+  return true;
+}
+
+template <class T> T* Tensor::data_ptr() const {
+  if (dtype() != dtype_of<T>()) {
+    throw DTypeError(std::string("data_ptr<") + dtype_name(dtype_of<T>()) + ">: the tensor's dtype is " +
+                     dtype_name(dtype()) + ". Hint: use data_ptr<T>() with the matching C++ type "
+                     "(float for float32, double for float64, int64_t for int64, uint8_t, bool).");
+  }
+  return static_cast<T*>(raw_data_ptr());
+}
+
+template <class T> T Tensor::item() const {
+  if (numel() != 1) {
+    throw ValueError("item(): a tensor with " + std::to_string(numel()) + " elements (shape " +
+                     shape_str(shape()) + ") cannot be converted to a single number. Hint: reduce it "
+                     "first (sum(), mean()) or index one element.");
+  }
+  detail::check_cpu(*this, "item");
+  return detail::dispatch(dtype(), "item", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    return static_cast<T>(*static_cast<const S*>(raw_data_ptr()));
+  });
+}
+
+template <class T> std::vector<T> Tensor::to_vector() const {
+  detail::check_cpu(*this, "to_vector");
+  std::vector<T> out(numel());
+  if (out.empty()) return out;
+  // Wrap the vector's memory as a contiguous tensor and let copy do strides + conversion.
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(out.data(), out.size() * sizeof(T), kCPU, nullptr);
+  impl->shape = shape();
+  impl->strides = contiguous_strides(shape());
+  impl->dtype = dtype_of<T>();
+  detail::copy_into(Tensor(impl), *this);
+  return out;
+}
+
+#define KINDLING_INSTANTIATE(T)                     \
+  template T* Tensor::data_ptr<T>() const;          \
+  template T Tensor::item<T>() const;               \
+  template std::vector<T> Tensor::to_vector<T>() const;
+KINDLING_INSTANTIATE(float)
+KINDLING_INSTANTIATE(double)
+KINDLING_INSTANTIATE(std::int64_t)
+KINDLING_INSTANTIATE(std::uint8_t)
+template bool* Tensor::data_ptr<bool>() const;
+template bool Tensor::item<bool>() const;
+template int Tensor::item<int>() const;
+#undef KINDLING_INSTANTIATE
+
+template <> std::vector<bool> Tensor::to_vector<bool>() const {
+  auto bytes = to(kBool).contiguous();
+  const bool* p = bytes.data_ptr<bool>();
+  return std::vector<bool>(p, p + numel());
+}
+
+}  // namespace kindling

@@ -1,0 +1,210 @@
+// Chapter 1 parity: the Kindling twin of every case in ch01_tensor.py.
+#include "parity.hpp"
+
+using namespace kindling::indexing;
+using kd::Tensor;
+
+// ---- elementwise binary ops ------------------------------------------------------------------------
+#define BINARY_CASES(op, expr)                                                                       \
+  PARITY_CASE(op "/same-shape") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/broadcast-row-col") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/broadcast-rank") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/transposed") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"].t(), in["b"]); } \
+  PARITY_CASE(op "/float64") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/int-float-promotion") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/0d-float64-with-float32") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/int-with-0d-float64") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/empty") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/0d") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); } \
+  PARITY_CASE(op "/bad-shapes") { auto f = [](Tensor a, Tensor b) { return expr; }; return f(in["a"], in["b"]); }
+BINARY_CASES("add", a + b)
+BINARY_CASES("sub", a - b)
+BINARY_CASES("mul", a * b)
+BINARY_CASES("div", a / b)
+#undef BINARY_CASES
+
+PARITY_CASE("add/int64") { return in["a"] + in["b"]; }
+PARITY_CASE("add/uint8-int64") { return in["a"] + in["b"]; }
+PARITY_CASE("add/bool-bool") { return in["a"] + in["b"]; }
+PARITY_CASE("add/alpha") { return kd::add(in["a"], in["b"], 2.5); }
+PARITY_CASE("sub/alpha") { return kd::sub(in["a"], in["b"], -0.5); }
+PARITY_CASE("div/int-int-true-division") { return in["a"] / in["b"]; }
+PARITY_CASE("mul/scalar-int-on-int") { return in["a"] * 3; }
+PARITY_CASE("mul/scalar-float-on-int") { return in["a"] * 0.5; }
+PARITY_CASE("mul/scalar-float-on-float64") { return in["a"] * 0.5; }
+PARITY_CASE("add/scalar-left") { return 2 + in["a"]; }
+PARITY_CASE("sub/scalar-left") { return 2 - in["a"]; }
+PARITY_CASE("div/scalar-left") { return 2 / in["a"]; }
+PARITY_CASE("add/scalar-int-on-bool") { return in["a"] + 1; }
+PARITY_CASE("add/expanded-view") { return in["a"].expand({3, 4}) + in["b"]; }
+PARITY_CASE("mul/sliced-view") { return in["a"].index({Slice(), Slice(None, None, 2)}) * in["b"]; }
+PARITY_CASE("mul/permuted-3d") { return in["a"].permute({2, 0, 1}) * in["b"]; }
+PARITY_CASE("pow/tensor-tensor") { return kd::pow(in["a"], in["b"]); }
+PARITY_CASE("pow/scalar") { return in["a"].pow(2); }
+PARITY_CASE("pow/scalar-fractional") { return in["a"].pow(0.5); }
+PARITY_CASE("pow/int-scalar-int") { return in["a"].pow(2); }
+PARITY_CASE("maximum/broadcast") { return kd::maximum(in["a"], in["b"]); }
+PARITY_CASE("minimum/broadcast") { return kd::minimum(in["a"], in["b"]); }
+PARITY_CASE("maximum/int-float") { return kd::maximum(in["a"], in["b"]); }
+
+// ---- unary ---------------------------------------------------------------------------------------
+#define UNARY_CASES(name, fn)                                            \
+  PARITY_CASE(name "/basic") { return kd::fn(in["x"]); }                 \
+  PARITY_CASE(name "/transposed") { return kd::fn(in["x"].t()); }        \
+  PARITY_CASE(name "/float64") { return kd::fn(in["x"]); }
+UNARY_CASES("neg", neg)
+UNARY_CASES("abs", abs)
+UNARY_CASES("exp", exp)
+UNARY_CASES("log", log)
+UNARY_CASES("sqrt", sqrt)
+UNARY_CASES("tanh", tanh)
+UNARY_CASES("sigmoid", sigmoid)
+UNARY_CASES("relu", relu)
+#undef UNARY_CASES
+PARITY_CASE("neg/int64") { return -in["x"]; }
+PARITY_CASE("abs/int64") { return in["x"].abs(); }
+PARITY_CASE("relu/int64") { return in["x"].relu(); }
+PARITY_CASE("exp/int64-promotes") { return in["x"].exp(); }
+PARITY_CASE("sigmoid/extreme") { return in["x"].sigmoid(); }
+PARITY_CASE("clamp/both") { return in["x"].clamp(-0.5, 0.5); }
+PARITY_CASE("clamp/min-only") { return in["x"].clamp(0.1); }
+PARITY_CASE("clamp/max-only") { return in["x"].clamp(std::nullopt, 0.1); }
+PARITY_CASE("clamp/int") { return in["x"].clamp(-2, 3); }
+
+// ---- comparisons and where -----------------------------------------------------------------------
+PARITY_CASE("eq/broadcast") { return in["a"] == in["b"]; }
+PARITY_CASE("ne/broadcast") { return in["a"] != in["b"]; }
+PARITY_CASE("lt/broadcast") { return in["a"] < in["b"]; }
+PARITY_CASE("le/broadcast") { return in["a"] <= in["b"]; }
+PARITY_CASE("gt/broadcast") { return in["a"] > in["b"]; }
+PARITY_CASE("ge/broadcast") { return in["a"] >= in["b"]; }
+PARITY_CASE("gt/scalar") { return in["a"] > 0; }
+PARITY_CASE("eq/int-float") { return in["a"] == in["b"]; }
+PARITY_CASE("where/broadcast") { return kd::where(in["c"], in["a"], in["b"]); }
+PARITY_CASE("where/promotion") { return kd::where(in["c"], in["a"], in["b"]); }
+PARITY_CASE("where/scalar") { return kd::where(in["c"], in["a"], 0.0); }
+
+// ---- reductions ----------------------------------------------------------------------------------
+PARITY_CASE("sum/all") { return in["x"].sum(); }
+PARITY_CASE("sum/dim0") { return in["x"].sum(0); }
+PARITY_CASE("sum/dim-last-keepdim") { return in["x"].sum(-1, true); }
+PARITY_CASE("sum/dims") { return in["x"].sum(std::vector<std::int64_t>{0, 2}); }
+PARITY_CASE("sum/transposed") { return in["x"].t().sum(1); }
+PARITY_CASE("sum/int64") { return in["x"].sum(); }
+PARITY_CASE("sum/bool") { return in["x"].sum(); }
+PARITY_CASE("sum/uint8-dim") { return in["x"].sum(0); }
+PARITY_CASE("sum/empty") { return in["x"].sum(); }
+PARITY_CASE("sum/empty-dim") { return in["x"].sum(0); }
+PARITY_CASE("sum/large") { return in["x"].sum(); }
+PARITY_CASE("sum/0d") { return in["x"].sum(); }
+PARITY_CASE("mean/all") { return in["x"].mean(); }
+PARITY_CASE("mean/dim") { return in["x"].mean(1); }
+PARITY_CASE("mean/dims-keepdim") { return in["x"].mean(std::vector<std::int64_t>{0, 1}, true); }
+PARITY_CASE("mean/float64") { return in["x"].mean(0); }
+PARITY_CASE("max/all") { return in["x"].max(); }
+PARITY_CASE("min/all") { return in["x"].min(); }
+PARITY_CASE("max/dim") { return in["x"].max(1); }
+PARITY_CASE("max/dim-keepdim") { return in["x"].max(0, true); }
+PARITY_CASE("min/dim") { return in["x"].min(-1); }
+PARITY_CASE("max/dim-ties-first-index") { return in["x"].max(1); }
+PARITY_CASE("max/int64-dim") { return in["x"].max(0); }
+PARITY_CASE("max/transposed-dim") { return in["x"].t().max(0); }
+PARITY_CASE("max/empty") { return in["x"].max(); }
+PARITY_CASE("argmax/all") { return in["x"].argmax(); }
+PARITY_CASE("argmax/dim") { return in["x"].argmax(1); }
+PARITY_CASE("argmax/dim-keepdim") { return in["x"].argmax(0, true); }
+PARITY_CASE("argmin/dim") { return in["x"].argmin(-1); }
+PARITY_CASE("var/all") { return in["x"].var(); }
+PARITY_CASE("var/dim") { return in["x"].var(1, false); }
+PARITY_CASE("var/dim-keepdim-biased") { return in["x"].var(0, true, 0); }
+PARITY_CASE("std/all") { return in["x"].std(); }
+PARITY_CASE("std/dim") { return in["x"].std(-1, false); }
+PARITY_CASE("std/dim-biased") { return in["x"].std(0, false, 0); }
+
+// ---- softmax -------------------------------------------------------------------------------------
+PARITY_CASE("softmax/last") { return in["x"].softmax(-1); }
+PARITY_CASE("softmax/dim0") { return in["x"].softmax(0); }
+PARITY_CASE("softmax/middle-3d") { return in["x"].softmax(1); }
+PARITY_CASE("softmax/large-logits") { return in["x"].softmax(-1); }
+PARITY_CASE("softmax/transposed") { return in["x"].t().softmax(-1); }
+PARITY_CASE("softmax/float64") { return in["x"].softmax(-1); }
+PARITY_CASE("log_softmax/last") { return in["x"].log_softmax(-1); }
+PARITY_CASE("log_softmax/large-logits") { return in["x"].log_softmax(1); }
+PARITY_CASE("log_softmax/dim0") { return in["x"].log_softmax(0); }
+PARITY_CASE("softmax/int-refused") { return in["x"].softmax(0); }
+
+// ---- matmul --------------------------------------------------------------------------------------
+PARITY_CASE("matmul/2d") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/mlp-forward") { return in["x"].matmul(in["w"].t()); }
+PARITY_CASE("matmul/mlp-grad-weight") { return in["g"].t().matmul(in["x"]); }
+PARITY_CASE("matmul/a-transposed") { return in["a"].t().matmul(in["b"]); }
+PARITY_CASE("matmul/both-transposed") { return in["a"].t().matmul(in["b"].t()); }
+PARITY_CASE("matmul/sliced-rows") { return in["a"].index({Slice(None, None, 2)}).matmul(in["b"]); }
+PARITY_CASE("matmul/sliced-cols") { return in["a"].index({Slice(), Slice(None, None, 2)}).matmul(in["b"]); }
+PARITY_CASE("matmul/dot") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/mat-vec") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/vec-mat") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/batched") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/batched-broadcast") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/batched-with-2d") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/vec-batched") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/float64") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/int64") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/empty-inner") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/512") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("matmul/mismatch") { return kd::matmul(in["a"], in["b"]); }
+PARITY_CASE("mm/2d") { return kd::mm(in["a"], in["b"]); }
+
+// ---- views ---------------------------------------------------------------------------------------
+PARITY_CASE("view/basic") { return in["x"].view({4, 6}); }
+PARITY_CASE("view/infer") { return in["x"].view({-1, 4}); }
+PARITY_CASE("view/non-contiguous-refused") { return in["x"].t().view({-1}); }
+PARITY_CASE("view/split-dim-of-transposed") { return in["x"].t().view({2, 2, 3}); }
+PARITY_CASE("reshape/copying") { return in["x"].t().reshape({-1}); }
+PARITY_CASE("permute/3d") { return in["x"].permute({2, 0, 1}); }
+PARITY_CASE("permute/hwc-to-chw") { return in["x"].permute({2, 0, 1}).contiguous(); }
+PARITY_CASE("transpose/basic") { return in["x"].transpose(0, 2); }
+PARITY_CASE("t/basic") { return in["x"].t(); }
+PARITY_CASE("expand/basic") { return in["x"].expand({3, 4}); }
+PARITY_CASE("expand/new-dims") { return in["x"].expand({2, 3, 4}); }
+PARITY_CASE("expand/bad") { return in["x"].expand({3, 5}); }
+PARITY_CASE("squeeze/all") { return in["x"].squeeze(); }
+PARITY_CASE("squeeze/dim") { return in["x"].squeeze(2); }
+PARITY_CASE("squeeze/non-one-dim-noop") { return in["x"].squeeze(1); }
+PARITY_CASE("unsqueeze/middle") { return in["x"].unsqueeze(1); }
+PARITY_CASE("unsqueeze/negative") { return in["x"].unsqueeze(-1); }
+PARITY_CASE("flatten/all") { return in["x"].flatten(); }
+PARITY_CASE("flatten/from1") { return in["x"].flatten(1); }
+PARITY_CASE("narrow/basic") { return in["x"].narrow(1, 1, 2); }
+PARITY_CASE("slice/step") { return in["x"].index({Slice(), Slice(1, 7, 2)}); }
+PARITY_CASE("slice/negative") { return in["x"].index({Slice(-2, None)}); }
+PARITY_CASE("slice/clamped") { return in["x"].index({Slice(2, 100)}); }
+PARITY_CASE("select/basic") { return in["x"][1]; }
+PARITY_CASE("select/negative") { return in["x"].index({Slice(), -1}); }
+PARITY_CASE("select/out-of-range") { return in["x"][5]; }
+PARITY_CASE("index/mixed") { return in["x"].index({Slice(1, None), 0, None}); }
+PARITY_CASE("index/ellipsis") { return in["x"].index({Ellipsis, 1}); }
+PARITY_CASE("contiguous/of-permuted") { return in["x"].permute({1, 0, 2}).contiguous(); }
+PARITY_CASE("clone/of-sliced") { return in["x"].index({Slice(), Slice(None, None, 2)}).clone(); }
+
+// ---- creation, conversion, join -------------------------------------------------------------------
+PARITY_CASE("to/float-to-int64") { return in["x"].to(kd::kInt64); }
+PARITY_CASE("to/float-to-uint8") { return in["x"].to(kd::kUInt8); }
+PARITY_CASE("to/int-to-float64") { return in["x"].to(kd::kFloat64); }
+PARITY_CASE("to/float-to-bool") { return in["x"].to(kd::kBool); }
+PARITY_CASE("cat/dim0") { return kd::cat({in["a"], in["b"]}, 0); }
+PARITY_CASE("cat/dim1") { return kd::cat({in["a"], in["b"]}, 1); }
+PARITY_CASE("cat/promotion") { return kd::cat({in["a"], in["b"]}); }
+PARITY_CASE("cat/mismatch") { return kd::cat({in["a"], in["b"]}, 0); }
+PARITY_CASE("stack/dim0") { return kd::stack({in["a"], in["b"]}); }
+PARITY_CASE("stack/dim-last") { return kd::stack({in["a"], in["b"]}, -1); }
+PARITY_CASE("stack/transposed-input") { return kd::stack({in["a"].t(), in["b"]}); }
+PARITY_CASE("arange/int") { return kd::arange(0, 10, 3); }
+PARITY_CASE("arange/float") { return kd::arange(0, 1, 0.1); }
+PARITY_CASE("arange/negative-step") { return kd::arange(5, -5, -2); }
+PARITY_CASE("linspace/basic") { return kd::linspace(-1, 1, 9); }
+PARITY_CASE("eye/rect") { return kd::eye(3, 5); }
+PARITY_CASE("zeros/float64") { return kd::zeros({2, 3}, {.dtype = kd::kFloat64}); }
+PARITY_CASE("full/int") { return kd::full({2, 2}, 7, {.dtype = kd::kInt64}); }
+PARITY_CASE("tensor/nested-float") { return kd::tensor({{1., 2.}, {3., 4.}}); }
+PARITY_CASE("tensor/nested-int") { return kd::tensor({{1, 2, 3}, {4, 5, 6}}); }
