@@ -39,9 +39,9 @@ exercises:
 	@$(PYTHON) scripts/make_exercises.py
 
 ## grade: grade exercises/ (SOLUTIONS=1 grades solutions/; CH=02 one chapter)
-grade: deps
-	@$(PYTHON) scripts/grade.py --build $(BUILD)-grade$(if $(SOLUTIONS),-solutions) \
-	  $(if $(SOLUTIONS),--solutions) $(if $(CH),--chapter $(CH)) --out $(BUILD)/grade
+grade: configure
+	@$(PYTHON) scripts/grade.py --build $(BUILD) $(if $(SOLUTIONS),--solutions) \
+	  $(if $(CH),--chapter $(CH)) --jobs $(JOBS) --out $(BUILD)/grade
 
 ## book: Doxygen + Sphinx (-W) into build/book/html, with program outputs captured now
 book: build

@@ -47,7 +47,8 @@ class Input:
             v = np.asarray(o["value"])
         else:
             raise ValueError(f"unknown input kind {k}")
-        return np.ascontiguousarray(np.asarray(v).astype(self.dtype))
+        # np.array(order="C"), not np.ascontiguousarray: the latter turns 0-d arrays into 1-d ones.
+        return np.array(v, dtype=self.dtype, order="C")
 
 
 def randn(*shape, dtype="float32", **o): return Input("randn", shape, dtype, **o)
@@ -58,7 +59,7 @@ def distinct(*shape, dtype="float32", **o): return Input("distinct", shape, dtyp
 def value(v, dtype="float32"): return Input("value", np.asarray(v).shape, dtype, value=v)
 
 
-def case(name, fn, grad=False, rtol=None, atol=None, expect_error=False, **inputs):
+def case(name, fn, grad=False, rtol=None, atol=None, expect_error=False, nograd=(), **inputs):
     """Declares one parity case.
 
     name          unique, "op/what" (the C++ PARITY_CASE uses the same name)
@@ -67,9 +68,10 @@ def case(name, fn, grad=False, rtol=None, atol=None, expect_error=False, **input
     grad          also compare gradients of every floating-point input
     rtol, atol    tolerances (defaults depend on dtype: see DEFAULT_TOL)
     expect_error  PyTorch raises here, and Kindling must throw a kindling::Error
+    nograd        names of floating-point inputs that must NOT require grad (class weights, ...)
     """
     _CASES.append(dict(name=name, fn=fn, grad=grad, rtol=rtol, atol=atol,
-                       expect_error=expect_error, inputs=inputs))
+                       expect_error=expect_error, nograd=tuple(nograd), inputs=inputs))
 
 
 # float32 results of different but correct summation orders differ by a few ulps times sqrt(n).
@@ -90,11 +92,11 @@ def _run(c, out_dir):
     tensors = {}
     for iname, a in arrays.items():
         t = torch.from_numpy(a.copy())
-        if c["grad"] and t.is_floating_point():
+        if c["grad"] and t.is_floating_point() and iname not in c["nograd"]:
             t.requires_grad_(True)
         tensors[iname] = t
     entry = {"name": c["name"], "dir": os.path.basename(d), "inputs": list(arrays),
-             "grad": c["grad"], "expect_error": c["expect_error"]}
+             "grad": c["grad"], "expect_error": c["expect_error"], "nograd": list(c["nograd"])}
     if c["expect_error"]:
         try:
             c["fn"](*tensors.values())
@@ -107,7 +109,7 @@ def _run(c, out_dir):
     entry["outputs"] = []
     for k, o in enumerate(outs):
         o_np = o.detach().numpy()
-        np.save(os.path.join(d, f"out_{k}.npy"), np.ascontiguousarray(o_np))
+        np.save(os.path.join(d, f"out_{k}.npy"), np.array(o_np, order="C"))
         dt = str(o_np.dtype)
         rtol, atol = DEFAULT_TOL.get(dt, (0.0, 0.0))
         entry["outputs"].append({"dtype": dt, "shape": list(o_np.shape),
@@ -118,7 +120,7 @@ def _run(c, out_dir):
         for k, o in enumerate(outs):
             if o.requires_grad:
                 g = np.random.default_rng(_seed(c["name"], f"gout{k}")).standard_normal(o.shape)
-                g = np.ascontiguousarray(g.astype(o.detach().numpy().dtype))
+                g = np.array(g, dtype=o.detach().numpy().dtype, order="C")
                 np.save(os.path.join(d, f"gout_{k}.npy"), g)
                 diff_outs.append(o)
                 gouts.append(torch.from_numpy(g))
@@ -130,7 +132,7 @@ def _run(c, out_dir):
                 g = t.grad if t.grad is not None else torch.zeros_like(t)
                 np.save(os.path.join(d, f"grad_{iname}.npy"), g.numpy())
                 rtol, atol = DEFAULT_TOL[str(arrays[iname].dtype)]
-                entry["grads"].append({"input": iname,
+                entry["grads"].append({"input": iname, "none": t.grad is None,
                                        "rtol": c["rtol"] if c["rtol"] is not None else rtol,
                                        "atol": c["atol"] if c["atol"] is not None else atol})
     return entry

@@ -13,9 +13,9 @@
 
 #include <kindling/tensor.hpp>
 
-namespace parity {
-
 namespace kd = kindling;
+
+namespace parity {
 
 /// The inputs of one case, by name.
 class Inputs {

@@ -120,6 +120,8 @@ bool Tensor::shares_storage(const Tensor& other) const {
 
 bool Tensor::is_contiguous() const {
   // Sizes of 1 may have any stride (PyTorch agrees): only dims with size > 1 must be row-major.
+  // An empty tensor has nothing to lay out, so it is contiguous whatever its strides (as in PyTorch).
+  if (numel() == 0) return true;
   std::int64_t expected = 1;
   for (std::int64_t i = dim() - 1; i >= 0; --i) {
     if (shape()[i] == 1) continue;

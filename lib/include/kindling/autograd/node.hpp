@@ -1,0 +1,103 @@
+#pragma once
+/// @file
+/// The backward graph. Every differentiable op that sees an input requiring grad attaches a Node to
+/// its output (`y.grad_fn()`); the node remembers what backward needs (saved tensors) and points at
+/// the nodes that made its inputs (`next_functions()`). Leaves are represented by an AccumulateGrad
+/// node, exactly like PyTorch, so the whole graph can be walked from the loss down to the parameters:
+///
+///     y = (x * w).sum()        y.grad_fn()                    -> SumBackward0
+///                              ->next_functions()[0].function -> MulBackward0
+///                              ->next_functions()[0].function -> AccumulateGrad (for x)
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "kindling/tensor/tensor.hpp"
+
+namespace kindling::autograd {
+
+class Node;
+
+/// One input of a node, seen from the node: "the gradient for this input goes to output
+/// `input_nr` of `function`". A null `function` means the input does not require grad
+/// (PyTorch prints it as `(None, 0)`).
+struct Edge {
+  std::shared_ptr<Node> function;
+  std::uint32_t input_nr = 0;
+  bool is_valid() const { return function != nullptr; }
+};
+
+/// A backward function: gradients w.r.t. its outputs in, gradients w.r.t. its inputs out.
+class Node {
+ public:
+  Node(std::uint32_t num_outputs, std::vector<Edge> next_functions);
+  /// Frees the graph behind this node *iteratively*: dropping the last reference to a
+  /// 100,000-node chain does not recurse 100,000 levels deep.
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// PyTorch's class name: "MulBackward0", "AccumulateGrad", ...
+  virtual const char* name() const = 0;
+  /// One edge per input of the forward op, in order.
+  const std::vector<Edge>& next_functions() const { return next_functions_; }
+  /// How many tensors the forward op returned (max(dim) returns two).
+  std::uint32_t num_outputs() const { return num_outputs_; }
+  /// Creation order; the engine runs later nodes first when several are ready (like PyTorch).
+  std::uint64_t sequence_nr() const { return sequence_nr_; }
+
+  /// Runs the backward formula. `grad_outputs[i]` may be undefined (no gradient reached output i).
+  /// Returns one gradient per input (undefined where an input needs none).
+  virtual std::vector<Tensor> apply(std::vector<Tensor>&& grad_outputs) = 0;
+  /// Drops the tensors saved for backward (after a backward without retain_graph).
+  virtual void release_saved() {}
+  /// The tensors this node saved for backward (PyTorch's `grad_fn._saved_self`, ...), for teaching.
+  virtual std::vector<Tensor> saved_tensors() const { return {}; }
+
+  /// A non-leaf tensor that called retain_grad(): its gradient is stored when this node receives it.
+  struct RetainedGrad {
+    std::weak_ptr<TensorImpl> tensor;
+    std::uint32_t output_nr = 0;
+  };
+  void add_retained_grad(const std::shared_ptr<TensorImpl>& tensor, std::uint32_t output_nr);
+  const std::vector<RetainedGrad>& retained_grads() const { return retained_; }
+
+ protected:
+  std::vector<Edge> next_functions_;
+
+ private:
+  friend struct EngineSlots;  // the engine's per-run bookkeeping (engine.cpp)
+  std::uint32_t num_outputs_;
+  std::uint64_t sequence_nr_;
+  std::vector<RetainedGrad> retained_;
+  // Which backward run last visited this node, and the node's index in that run's task list:
+  // lets the engine find a node's state without a hash map (10,000 nodes = 10,000 lookups).
+  std::uint64_t engine_run_ = 0;
+  std::uint32_t engine_slot_ = 0;
+};
+
+/// The node at the bottom of the graph for a leaf tensor (a parameter): it adds the incoming
+/// gradient into `variable.grad()`. One per leaf, shared by every op that uses the leaf.
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor variable);
+  ~AccumulateGrad() override;
+  const char* name() const override { return "AccumulateGrad"; }
+  /// grad += incoming (the first gradient is stored, later ones are *added*: the zero_grad trap).
+  std::vector<Tensor> apply(std::vector<Tensor>&& grad_outputs) override;
+  /// The leaf this node accumulates into.
+  const Tensor& variable() const { return variable_; }
+
+ private:
+  Tensor variable_;
+};
+
+/// The AccumulateGrad node of a leaf that requires grad (created on first use, then shared).
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+
+/// Where the gradient of `t` flows in the graph: (grad_fn, output_nr) for a non-leaf,
+/// (AccumulateGrad, 0) for a leaf that requires grad, and an invalid edge otherwise.
+Edge gradient_edge(const Tensor& t);
+
+}  // namespace kindling::autograd

@@ -1,0 +1,285 @@
+#pragma once
+/// @file
+/// The DataLoader: batches, shuffling and parallel loading.
+///
+///     kd::data::DataLoader loader(train, {.batch_size = 32, .shuffle = true, .num_workers = 2});
+///     for (auto& [inputs, labels] : loader) { ... }   // inputs: [32, 1, 28, 28], labels: [32]
+///
+/// How it works. At the start of each epoch (each `begin()`), the calling thread draws the epoch's
+/// order from the sampler and a base seed, then cuts the order into batches. With num_workers = 0
+/// the batches are loaded on the calling thread as the loop asks for them. With num_workers = N,
+/// N worker *threads* (PyTorch uses processes; threads share the dataset for free) take batch
+/// numbers from a shared counter, call `dataset.get(i)` for each index and collate the samples;
+/// at most prefetch_factor × N batches are in flight beyond the one the loop is using. The loop
+/// receives batches in order, whichever worker finished first. Each sample is loaded under a
+/// generator seeded from (base seed, position in the epoch), which random transforms use through
+/// current_generator(): the same seed gives the same batches for 0, 1, 2 or 16 workers.
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kindling/data/collate.hpp"
+#include "kindling/data/dataset.hpp"
+#include "kindling/data/sampler.hpp"
+#include "kindling/data/worker.hpp"
+#include "kindling/tensor/error.hpp"
+#include "kindling/tensor/random.hpp"
+
+namespace kindling::data {
+
+/// DataLoader options, written with designated initialisers (in this order):
+/// `{.batch_size = 32, .shuffle = true, .num_workers = 2}`.
+struct DataLoaderOptions {
+  /// Samples per batch (PyTorch's default is 1 too).
+  std::int64_t batch_size = 1;
+  /// A new random order every epoch (a RandomSampler). Shuffle training data, not validation data.
+  bool shuffle = false;
+  /// Worker threads; 0 loads on the calling thread. 2–4 is usually plenty; in-memory data needs few.
+  std::int64_t num_workers = 0;
+  /// Drop the last batch when it is smaller than batch_size.
+  bool drop_last = false;
+  /// Accepted for PyTorch parity; page-locked memory only matters with a GPU (chapter 8).
+  bool pin_memory = false;
+  /// Seed of the loader's own generator (epoch orders and per-sample augmentation). Without it
+  /// (and without `generator`) each epoch draws from kd::default_generator(), so kd::manual_seed()
+  /// before the loop makes runs reproducible.
+  std::optional<std::uint64_t> seed;
+  /// A generator to draw from instead (not owned; must outlive the loader).
+  Generator* generator = nullptr;
+  /// Batches each worker may load ahead of the loop.
+  std::int64_t prefetch_factor = 2;
+  /// A custom order of indices; mutually exclusive with shuffle.
+  std::shared_ptr<Sampler> sampler;
+};
+
+/// Thrown by the loop when loading a sample or collating a batch failed. The message names the
+/// sample's index; the original exception is nested (std::rethrow_if_nested).
+class DataLoaderError : public Error {
+  using Error::Error;
+};
+
+namespace detail {
+/// One epoch's plan: the batches of indices and the seed of its per-sample generators.
+struct EpochPlan {
+  std::vector<std::vector<std::int64_t>> batches;
+  std::uint64_t base_seed = 0;
+  std::int64_t batch_size = 1;
+};
+/// Checks the options (throws ValueError naming the bad one) and makes the epoch sampler.
+std::shared_ptr<Sampler> make_sampler(const DataLoaderOptions& options, std::int64_t dataset_size);
+EpochPlan plan_epoch(const Sampler& sampler, const DataLoaderOptions& options, Generator& gen);
+/// Called inside a catch block: throws DataLoaderError naming the sample, with the current
+/// exception nested.
+[[noreturn]] void throw_sample_error(std::int64_t index, std::int64_t batch);
+[[noreturn]] void throw_collate_error(std::int64_t batch, const std::vector<std::int64_t>& indices);
+}  // namespace detail
+
+/// Iterates over a dataset in batches. D is any type with size() and a const get(index); Collate
+/// turns a std::vector of samples into a batch (default: stack, see DefaultCollate).
+///
+/// Passing an lvalue dataset keeps a *reference* to it (like PyTorch): it must outlive the loader.
+/// Passing a temporary moves it into the loader.
+template <Dataset D, class Collate = DefaultCollate>
+class DataLoader {
+ public:
+  using Sample = sample_t<D>;
+  using Batch = std::remove_cvref_t<std::invoke_result_t<const Collate&, std::vector<Sample>&&>>;
+
+  template <class DD>
+    requires std::same_as<std::remove_cvref_t<DD>, D>
+  DataLoader(DD&& dataset, DataLoaderOptions options = {}, Collate collate = {})
+      : options_(std::move(options)), collate_(std::move(collate)) {
+    if constexpr (std::is_lvalue_reference_v<DD>) {
+      dataset_ = std::shared_ptr<const D>(&dataset, [](const D*) {});  // borrowed, not owned
+    } else {
+      dataset_ = std::make_shared<const D>(std::move(dataset));
+    }
+    sampler_ = detail::make_sampler(options_, static_cast<std::int64_t>(dataset_->size()));
+    if (options_.seed && !options_.generator) own_generator_.emplace(*options_.seed);
+  }
+
+  /// Number of batches per epoch (len(loader)): ceil(n / batch_size), or floor with drop_last.
+  std::int64_t size() const {
+    const std::int64_t n = sampler_->size(), b = options_.batch_size;
+    return options_.drop_last ? n / b : (n + b - 1) / b;
+  }
+  const D& dataset() const { return *dataset_; }
+  const DataLoaderOptions& options() const { return options_; }
+
+ private:
+  // One pass over the data. Owns the worker threads; destroying it (loop finished, `break`, or an
+  // exception) stops and joins them — workers finish at most the batch they are loading.
+  class Epoch {
+   public:
+    Epoch(std::shared_ptr<const D> dataset, const Collate& collate, detail::EpochPlan plan,
+          std::int64_t num_workers, std::int64_t prefetch_factor)
+        : dataset_(std::move(dataset)), collate_(collate), plan_(std::move(plan)),
+          num_batches_(static_cast<std::int64_t>(plan_.batches.size())),
+          window_(num_workers * prefetch_factor) {
+      try {
+        for (std::int64_t w = 0; w < num_workers; ++w) threads_.emplace_back([this, w, num_workers] {
+          detail::set_worker_info(WorkerInfo{w, num_workers});
+          worker_loop();
+        });
+      } catch (...) {
+        shutdown();
+        throw;
+      }
+    }
+    ~Epoch() { shutdown(); }
+    Epoch(const Epoch&) = delete;
+    Epoch& operator=(const Epoch&) = delete;
+
+    /// The next batch in order, or nullopt at the end of the epoch. Rethrows a worker's error.
+    std::optional<Batch> next() {
+      if (threads_.empty()) {  // num_workers = 0: load right here
+        if (next_yield_ >= num_batches_) return std::nullopt;
+        return load(next_yield_++);
+      }
+      std::unique_lock lock(mutex_);
+      if (next_yield_ >= num_batches_) return std::nullopt;
+      ready_cv_.wait(lock, [&] { return ready_.count(next_yield_) > 0; });
+      auto node = ready_.extract(next_yield_);
+      ++next_yield_;
+      lock.unlock();
+      work_cv_.notify_all();  // one more batch may be prefetched now
+      if (node.mapped().error) std::rethrow_exception(node.mapped().error);
+      return std::move(node.mapped().batch);
+    }
+
+   private:
+    struct Result {
+      std::optional<Batch> batch;
+      std::exception_ptr error;
+    };
+
+    // Batch k: get() each sample under its own generator, then collate.
+    Batch load(std::int64_t k) const {
+      const std::vector<std::int64_t>& indices = plan_.batches[static_cast<std::size_t>(k)];
+      const std::int64_t first_position = k * plan_.batch_size;  // position in the epoch
+      std::vector<Sample> samples;
+      samples.reserve(indices.size());
+      for (std::size_t j = 0; j < indices.size(); ++j) {
+        SampleGeneratorGuard seeded(sample_seed(plan_.base_seed, static_cast<std::uint64_t>(first_position) + j));
+        try {
+          check_index(indices[j], static_cast<std::int64_t>(dataset_->size()), "DataLoader");
+          samples.push_back(dataset_->get(indices[j]));
+        } catch (...) {
+          detail::throw_sample_error(indices[j], k);
+        }
+      }
+      try {
+        return collate_(std::move(samples));
+      } catch (...) {
+        detail::throw_collate_error(k, indices);
+      }
+    }
+
+    void worker_loop() {
+      for (;;) {
+        std::int64_t k;
+        {
+          std::unique_lock lock(mutex_);
+          work_cv_.wait(lock, [&] {
+            return stop_ || next_dispatch_ >= num_batches_ || next_dispatch_ < next_yield_ + window_;
+          });
+          if (stop_ || next_dispatch_ >= num_batches_) return;
+          k = next_dispatch_++;
+        }
+        Result result;
+        try {
+          result.batch.emplace(load(k));
+        } catch (...) {
+          result.error = std::current_exception();
+        }
+        {
+          std::lock_guard lock(mutex_);
+          ready_.emplace(k, std::move(result));
+        }
+        ready_cv_.notify_one();  // only the loop's thread waits on ready_cv_
+      }
+    }
+
+    void shutdown() {
+      {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+      }
+      work_cv_.notify_all();
+      for (auto& t : threads_)
+        if (t.joinable()) t.join();
+      threads_.clear();
+    }
+
+    std::shared_ptr<const D> dataset_;
+    Collate collate_;
+    detail::EpochPlan plan_;
+    std::int64_t num_batches_;
+    std::int64_t window_;  // batches in flight beyond the one being used
+    std::mutex mutex_;
+    std::condition_variable work_cv_, ready_cv_;
+    std::int64_t next_dispatch_ = 0, next_yield_ = 0;
+    bool stop_ = false;
+    std::map<std::int64_t, Result> ready_;  // finished batches waiting for their turn
+    std::vector<std::thread> threads_;
+  };
+
+ public:
+  /// Input iterator over one epoch's batches (move-only: it owns the epoch's worker threads).
+  class Iterator {
+   public:
+    using value_type = Batch;
+    using difference_type = std::ptrdiff_t;
+    Iterator(std::unique_ptr<Epoch> epoch) : epoch_(std::move(epoch)) { current_ = epoch_->next(); }
+    Batch& operator*() { return *current_; }
+    Batch* operator->() { return &*current_; }
+    Iterator& operator++() {
+      current_.reset();  // release the old batch before loading the next
+      current_ = epoch_->next();
+      return *this;
+    }
+    void operator++(int) { ++*this; }
+    bool operator==(std::default_sentinel_t) const { return !current_.has_value(); }
+
+   private:
+    std::unique_ptr<Epoch> epoch_;
+    std::optional<Batch> current_;
+  };
+
+  /// Starts a new epoch: draws its order (a new permutation when shuffling) and starts workers.
+  Iterator begin() {
+    Generator& gen = options_.generator ? *options_.generator
+                     : own_generator_   ? *own_generator_
+                                        : default_generator();
+    auto epoch = std::make_unique<Epoch>(dataset_, collate_, detail::plan_epoch(*sampler_, options_, gen),
+                                         options_.num_workers, options_.prefetch_factor);
+    return Iterator(std::move(epoch));
+  }
+  std::default_sentinel_t end() const { return {}; }
+
+ private:
+  std::shared_ptr<const D> dataset_;
+  DataLoaderOptions options_;
+  Collate collate_;
+  std::shared_ptr<Sampler> sampler_;
+  std::optional<Generator> own_generator_;
+};
+
+// Class template argument deduction: `DataLoader loader(train, {...})` → DataLoader<FashionMNIST>.
+template <class DD>
+DataLoader(DD&&) -> DataLoader<std::remove_cvref_t<DD>>;
+template <class DD>
+DataLoader(DD&&, DataLoaderOptions) -> DataLoader<std::remove_cvref_t<DD>>;
+template <class DD, class C>
+DataLoader(DD&&, DataLoaderOptions, C) -> DataLoader<std::remove_cvref_t<DD>, C>;
+
+}  // namespace kindling::data

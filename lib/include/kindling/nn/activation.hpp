@@ -1,0 +1,61 @@
+#pragma once
+/// @file
+/// Activation layers: stateless modules that apply one function elementwise (or along `dim`).
+#include <cstdint>
+#include <string>
+
+#include "kindling/nn/module.hpp"
+
+namespace kindling::nn {
+
+/// max(x, 0).
+class ReLU : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "ReLU"; }
+};
+
+/// 1 / (1 + e^-x).
+class Sigmoid : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "Sigmoid"; }
+};
+
+class Tanh : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "Tanh"; }
+};
+
+/// x·Φ(x); `approximate` is "none" (exact, with erf) or "tanh".
+class GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none");
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "GELU"; }
+  std::string extra_repr() const override { return "approximate='" + approximate + "'"; }
+  std::string approximate;
+};
+
+/// exp(x) / sum(exp(x)) along `dim`.
+class Softmax : public Module {
+ public:
+  explicit Softmax(std::int64_t dim) : dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "Softmax"; }
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
+  std::int64_t dim;
+};
+
+/// log(softmax(x)) along `dim`, computed stably.
+class LogSoftmax : public Module {
+ public:
+  explicit LogSoftmax(std::int64_t dim) : dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "LogSoftmax"; }
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
+  std::int64_t dim;
+};
+
+}  // namespace kindling::nn

@@ -1,0 +1,78 @@
+#pragma once
+/// @file
+/// torch.nn.functional: the stateless forms of the layers. A layer (nn::Conv2d) holds parameters and
+/// calls the function here (nn::functional::conv2d) with them. `namespace F = kd::nn::functional;`
+/// All are differentiable; ops with no composition of tensor ops (conv, pooling, embedding, GELU) or
+/// with a faster fused backward (batch_norm, layer_norm) bring their own autograd node, named like
+/// PyTorch's (ConvolutionBackward0, MaxPool2DWithIndicesBackward0, NativeBatchNormBackward0, ...).
+#include <cstdint>
+#include <string>
+
+#include "kindling/tensor/tensor.hpp"
+
+namespace kindling::nn::functional {
+
+/// Two sizes (height, width) that may be written as one number: `2` means (2, 2). Remembers which,
+/// because PyTorch prints pooling sizes the way they were given.
+struct IntPair {
+  std::int64_t h = 0, w = 0;
+  bool is_scalar = true;
+  IntPair(std::int64_t v) : h(v), w(v) {}  // NOLINT: implicit on purpose, `.stride = 2`
+  IntPair(int v) : h(v), w(v) {}           // NOLINT
+  IntPair(std::int64_t h_, std::int64_t w_) : h(h_), w(w_), is_scalar(false) {}
+  /// "2" or "(2, 3)" as PyTorch prints it; `as_tuple` forces "(2, 2)".
+  std::string str(bool as_tuple = false) const;
+};
+
+// ---- activations --------------------------------------------------------------------------------
+Tensor relu(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+/// x·Φ(x) with the exact normal CDF Φ(x) = ½(1 + erf(x/√2)) (PyTorch's approximate='none'),
+/// or the tanh approximation when `approximate` is "tanh".
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+Tensor softmax(const Tensor& x, std::int64_t dim);
+Tensor log_softmax(const Tensor& x, std::int64_t dim);
+
+// ---- linear, dropout, shape ---------------------------------------------------------------------
+/// x·Wᵀ + b. x: [*, in], weight: [out, in], bias: [out] (may be undefined) → [*, out].
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+/// In training, zeroes each element with probability p and scales the rest by 1/(1-p), so the
+/// expected value is unchanged; outside training, returns x itself.
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
+/// x.flatten(start_dim, end_dim).
+Tensor flatten(const Tensor& x, std::int64_t start_dim = 1, std::int64_t end_dim = -1);
+
+// ---- convolution and pooling (NCHW) -------------------------------------------------------------
+/// 2-D cross-correlation. x: [N, C, H, W], weight: [O, C/groups, kH, kW], bias: [O] or undefined →
+/// [N, O, H', W'] with H' = (H + 2·pad - dil·(kH-1) - 1) / stride + 1. Computed as im2col + one GEMM
+/// per image and group; backward is GEMMs + col2im.
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), IntPair stride = 1,
+              IntPair padding = 0, IntPair dilation = 1, std::int64_t groups = 1);
+/// Max over each window (padding counts as -inf). stride defaults to kernel_size (pass 0).
+Tensor max_pool2d(const Tensor& x, IntPair kernel_size, IntPair stride = 0, IntPair padding = 0,
+                  IntPair dilation = 1, bool ceil_mode = false);
+/// Mean over each window; count_include_pad divides by the full window size, padding included.
+Tensor avg_pool2d(const Tensor& x, IntPair kernel_size, IntPair stride = 0, IntPair padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true);
+/// Average pooling to a fixed output size (windows from floor(i·H/out) to ceil((i+1)·H/out)).
+Tensor adaptive_avg_pool2d(const Tensor& x, IntPair output_size);
+
+// ---- normalisation ------------------------------------------------------------------------------
+/// Batch normalisation over every dimension but 1 (channels). x: [N, C] or [N, C, *].
+/// With `training`, normalises with the batch's biased variance and, if running_mean/running_var
+/// are defined, updates them in place: running = (1-momentum)·running + momentum·batch (unbiased
+/// variance). Otherwise normalises with the running statistics.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
+                  double momentum = 0.1, double eps = 1e-5);
+/// Normalises over the last normalized_shape.size() dims, then scales and shifts elementwise.
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+
+// ---- lookup -------------------------------------------------------------------------------------
+/// Rows of `weight` [num_embeddings, dim] picked by int64 `indices` of any shape → [*indices, dim].
+/// An index outside [0, num_embeddings) throws kd::IndexError naming it.
+Tensor embedding(const Tensor& indices, const Tensor& weight);
+
+}  // namespace kindling::nn::functional

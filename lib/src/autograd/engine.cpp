@@ -1,0 +1,262 @@
+// The backward engine. Three steps, all iterative (a 10,000-op chain must not need 10,000 stack
+// frames):
+//   1. walk the graph from the roots and count, for every node, how many edges point at it
+//      (its dependencies: how many gradients it must wait for);
+//   2. seed the roots with their gradients (1 for a scalar loss);
+//   3. repeatedly run a node whose dependencies are all in, add its results into the input
+//      buffers of the nodes below it, and make those ready when their count reaches zero.
+// Gradients that meet at a node (a tensor used twice) are summed in its buffer; at the leaves,
+// AccumulateGrad adds them into .grad — which keeps what the previous backward left there.
+#include <atomic>
+#include <mutex>
+#include <queue>
+#include <string>
+
+#include "autograd/recorder.hpp"
+#include "kindling/autograd/engine.hpp"
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/autograd/node.hpp"
+#include "kindling/tensor/creation.hpp"
+
+namespace kindling::autograd {
+
+// Any program that links this file has autograd: make sure ops record from the start (also done
+// by tensor_autograd.cpp; a static library only links the objects a program refers to).
+[[maybe_unused]] static const bool g_hooks_installed = (install_hooks(), true);
+
+// What one backward run knows about one node.
+struct Task {
+  Node* node = nullptr;
+  int dependencies = 0;        // gradients still to come from the nodes above
+  std::vector<Tensor> buffer;  // one slot per output of the node: the gradient received so far
+};
+
+/// Per-run state of every node reached by one backward call, found through the node's slot
+/// fields (friend of Node) instead of a hash map: 10,000 nodes, 10,000 lookups, no hashing.
+struct EngineSlots {
+  std::uint64_t run;
+  std::vector<Task>& tasks;
+  // The task list is reused from run to run (runs are serialised by the engine's mutex): a long
+  // graph then costs no large allocations, which glibc's malloc makes expensive.
+  EngineSlots() : tasks(storage()) {
+    static std::atomic<std::uint64_t> next_run{1};
+    run = next_run.fetch_add(1);
+    tasks.clear();
+  }
+  ~EngineSlots() { tasks.clear(); }  // drop leftover gradients (an exception midway) right away
+  static std::vector<Task>& storage() {
+    static std::vector<Task> tasks;
+    return tasks;
+  }
+  bool visited(const Node* n) const { return n->engine_run_ == run; }
+  /// Marks n as part of this run; true the first time.
+  bool visit(Node* n) {
+    if (n->engine_run_ == run) return false;
+    n->engine_run_ = run;
+    n->engine_slot_ = static_cast<std::uint32_t>(tasks.size());
+    tasks.push_back({n, 0, {}});
+    return true;
+  }
+  std::uint32_t slot(const Node* n) const { return n->engine_slot_; }
+  Task& task(const Node* n) { return tasks[n->engine_slot_]; }
+};
+
+namespace {
+
+struct Root {
+  Edge edge;
+  Tensor grad;
+};
+
+struct LaterFirst {  // among ready nodes, run the most recently created first (PyTorch's order)
+  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+};
+
+// Sums gradients arriving at the same node output. When the buffer holds a tensor nobody else can
+// see (a fresh result of a formula), it is updated in place: a parameter used by 5,000 ops then
+// costs 5,000 additions, not 5,000 new tensors.
+void add_into(std::vector<Tensor>& buffer, std::uint32_t slot, Tensor&& g, std::uint32_t size) {
+  if (buffer.size() < size) buffer.resize(size);
+  Tensor& acc = buffer[slot];
+  if (!acc.defined()) {
+    acc = std::move(g);
+    return;
+  }
+  const bool owned = acc.impl_ptr().use_count() == 1 && acc.storage().use_count() == 1 &&
+                     acc.is_contiguous() && acc.shape() == g.shape() && acc.dtype() == g.dtype();
+  if (owned) acc.add_(g);
+  else acc = acc + g;
+}
+
+// The gradient that starts backward at `t`: `given` checked against t, or 1 for a one-element t.
+Tensor root_gradient(const Tensor& t, const Tensor& given, std::size_t i) {
+  if (!given.defined()) {
+    if (t.numel() != 1) {
+      throw AutogradError("backward: grad can be implicitly created only for scalar outputs, but tensor " +
+                          std::to_string(i) + " has shape " + shape_str(t.shape()) +
+                          ". Hint: reduce it to a scalar first (loss.sum() or loss.mean()), or pass the "
+                          "gradient explicitly: y.backward(kd::ones_like(y)).");
+    }
+    return ones_like(t);
+  }
+  if (given.shape() != t.shape()) {
+    throw ShapeError("backward: Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
+                     shape_str(given.shape()) + " and output[" + std::to_string(i) + "] has a shape of " +
+                     shape_str(t.shape()) + ". Hint: the gradient passed to backward() must have the shape of "
+                     "the tensor it belongs to.");
+  }
+  if (!given.is_floating_point()) {
+    throw DTypeError(std::string("backward: the gradient for output ") + std::to_string(i) + " has dtype " +
+                     dtype_name(given.dtype()) + ", but gradients must be floating point (the output is " +
+                     dtype_name(t.dtype()) + "). Hint: pass kd::ones_like(y) or convert with .to(y.dtype()).");
+  }
+  if (given.device() != t.device()) {
+    throw DeviceError("backward: the gradient for output " + std::to_string(i) + " is on " + given.device().str() +
+                      " but the output is on " + t.device().str() + ". Hint: move it with .to(y.device()).");
+  }
+  return given.dtype() == t.dtype() ? given : given.to(t.dtype());
+}
+
+std::vector<Root> make_roots(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grads,
+                             const char* api) {
+  if (!grads.empty() && grads.size() != tensors.size()) {
+    throw ValueError(std::string(api) + ": got " + std::to_string(tensors.size()) + " tensors but " +
+                     std::to_string(grads.size()) + " gradients. Hint: pass one gradient per tensor (or none).");
+  }
+  std::vector<Root> roots;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (!t.defined()) throw ValueError(std::string(api) + ": tensor " + std::to_string(i) + " is undefined.");
+    if (!t.impl()->requires_grad) {
+      throw AutogradError(std::string(api) + ": element " + std::to_string(i) +
+                          " of tensors does not require grad and does not have a grad_fn. Hint: call "
+                          "requires_grad_() on the leaf tensors (the parameters) before computing with them, "
+                          "and do not compute the loss inside a kd::NoGradGuard scope.");
+    }
+    roots.push_back({gradient_edge(t), root_gradient(t, grads.empty() ? Tensor() : grads[i], i)});
+  }
+  return roots;
+}
+
+// Runs the graph below `roots`. With `captures` (autograd::grad), records the gradient arriving at
+// each captured edge instead of accumulating into leaves.
+void execute(std::vector<Root>& roots, bool retain_graph, bool accumulate_leaves,
+             const std::vector<Edge>* captures, std::vector<Tensor>* captured) {
+  // One backward at a time: the per-run bookkeeping lives in the nodes (EngineSlots).
+  static std::mutex engine_mutex;
+  std::lock_guard<std::mutex> lock(engine_mutex);
+  NoGradGuard no_grad;  // formulas are plain tensor ops: do not record them
+  EngineSlots slots;
+
+  // 1. dependencies (iterative DFS)
+  static std::vector<Node*> stack;  // reused, like the task list
+  stack.clear();
+  for (const Root& r : roots) {
+    if (slots.visit(r.edge.function.get())) stack.push_back(r.edge.function.get());
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next_functions()) {
+      if (!e.function) continue;
+      const bool first = slots.visit(e.function.get());
+      ++slots.task(e.function.get()).dependencies;
+      if (first) stack.push_back(e.function.get());
+    }
+  }
+
+  std::vector<std::vector<std::pair<std::uint32_t, std::size_t>>> capture_at;
+  if (captures) {
+    capture_at.resize(slots.tasks.size());
+    for (std::size_t i = 0; i < captures->size(); ++i) {
+      const Edge& e = (*captures)[i];
+      if (e.function && slots.visited(e.function.get()))
+        capture_at[slots.slot(e.function.get())].push_back({e.input_nr, i});
+    }
+  }
+
+  // 2. seed
+  std::priority_queue<Node*, std::vector<Node*>, LaterFirst> ready;
+  for (Root& r : roots) {
+    Node* n = r.edge.function.get();
+    add_into(slots.task(n).buffer, r.edge.input_nr, std::move(r.grad), n->num_outputs());
+  }
+  for (Root& r : roots) {
+    Task& t = slots.task(r.edge.function.get());
+    if (t.dependencies == 0) {
+      t.dependencies = -1;  // queued once even if it is the root of several outputs
+      ready.push(t.node);
+    }
+  }
+
+  // 3. run
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    const std::uint32_t slot = slots.slot(n);
+    std::vector<Tensor> grads = std::move(slots.tasks[slot].buffer);
+    grads.resize(n->num_outputs());
+
+    if (accumulate_leaves) {
+      // retain_grad(): a non-leaf asked to keep the gradient of the output this node receives.
+      for (const auto& r : n->retained_grads()) {
+        auto impl = r.tensor.lock();
+        if (!impl || !grads[r.output_nr].defined()) continue;
+        const Tensor& g = grads[r.output_nr];
+        impl->grad = impl->grad ? (Tensor(impl->grad) + g).impl_ptr() : g.clone().impl_ptr();
+      }
+    }
+    if (captures) {
+      for (auto [out_nr, index] : capture_at[slot]) (*captured)[index] = grads[out_nr];
+    }
+
+    bool any = false;
+    for (const Tensor& g : grads) any = any || g.defined();
+    const bool is_leaf_node = n->next_functions().empty() && dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    std::vector<Tensor> outputs;
+    if (any && (accumulate_leaves || !is_leaf_node)) outputs = n->apply(std::move(grads));
+    if (!retain_graph) n->release_saved();
+
+    const auto& next = n->next_functions();
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      Node* child = next[i].function.get();
+      if (!child) continue;
+      Task& t = slots.task(child);
+      if (i < outputs.size() && outputs[i].defined())
+        add_into(t.buffer, next[i].input_nr, std::move(outputs[i]), child->num_outputs());
+      if (--t.dependencies == 0) ready.push(child);
+    }
+  }
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors, bool retain_graph) {
+  std::vector<Root> roots = make_roots(tensors, grad_tensors, "backward");
+  execute(roots, retain_graph, /*accumulate_leaves=*/true, nullptr, nullptr);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph, bool allow_unused) {
+  std::vector<Root> roots = make_roots(outputs, grad_outputs, "grad");
+  std::vector<Edge> captures;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined() || !inputs[i].requires_grad()) {
+      throw AutogradError("grad: input " + std::to_string(i) +
+                          " does not require grad. Hint: call requires_grad_() on it before the forward pass.");
+    }
+    captures.push_back(gradient_edge(inputs[i]));
+  }
+  std::vector<Tensor> result(inputs.size());
+  execute(roots, retain_graph, /*accumulate_leaves=*/false, &captures, &result);
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    if (!result[i].defined() && !allow_unused) {
+      throw AutogradError("grad: input " + std::to_string(i) + " (shape " + shape_str(inputs[i].shape()) +
+                          ") was not used to compute the outputs. Hint: pass allow_unused=true to get an "
+                          "undefined tensor for it instead.");
+    }
+  }
+  return result;
+}
+
+}  // namespace kindling::autograd

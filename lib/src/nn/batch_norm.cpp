@@ -1,0 +1,195 @@
+// functional::batch_norm with a fused backward (NativeBatchNormBackward0).
+//
+// x: [N, C, *] viewed as [N, C, S]; every statistic is per channel c over M = N·S values.
+//   train: mean_c, var_c (biased, /M) of the batch;  running = (1-momentum)·running + momentum·stat,
+//          where the running variance gets the *unbiased* var_c·M/(M-1).
+//   eval:  mean_c, var_c = running_mean_c, running_var_c.
+//   y = (x - mean_c) · invstd_c · weight_c + bias_c,  invstd_c = 1/√(var_c + eps).
+#include <cmath>
+#include <vector>
+
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/nn/functional.hpp"
+#include "kindling/tensor/creation.hpp"
+#include "nn/checks.hpp"
+#include "nn/custom_node.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/op_helpers.hpp"
+
+namespace kindling::nn::functional {
+
+namespace {
+
+struct BNGeom {
+  std::int64_t n, c, s;  // x viewed as [n, c, s]
+  std::int64_t m() const { return n * s; }
+};
+
+class NativeBatchNormBackward0 final : public detail::LayerNode {
+ public:
+  NativeBatchNormBackward0(std::vector<autograd::Edge> e, const Tensor& x, const Tensor& w, Tensor mean, Tensor invstd,
+                           BNGeom g, bool training)
+      : LayerNode(1, std::move(e)), x_(x), w_(w), mean_(std::move(mean)), invstd_(std::move(invstd)), g_(g),
+        training_(training) {}
+  const char* name() const override { return "NativeBatchNormBackward0"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    check_not_released();
+    if (!grads[0].defined()) return {Tensor(), Tensor(), Tensor()};
+    const Tensor x = kindling::detail::contiguous_copy(x_.get(name()));
+    const Tensor w = w_.get(name());
+    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
+    Tensor dx = needs_input_grad(0) ? kindling::detail::make_tensor(x.shape(), x.dtype()) : Tensor();
+    Tensor dw = needs_input_grad(1) ? kindling::detail::make_tensor({g_.c}, x.dtype()) : Tensor();
+    Tensor db = needs_input_grad(2) ? kindling::detail::make_tensor({g_.c}, x.dtype()) : Tensor();
+    const Tensor wc = w.defined() ? kindling::detail::contiguous_copy(w.to(x.dtype())) : Tensor();
+    kindling::detail::dispatch_floating(x.dtype(), name(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = x.data_ptr<T>();
+      const T* gp = go.data_ptr<T>();
+      const double* mean = mean_.data_ptr<double>();
+      const double* invstd = invstd_.data_ptr<double>();
+      const double m = static_cast<double>(g_.m());
+      for (std::int64_t c = 0; c < g_.c; ++c) {
+        // Σ g and Σ g·x̂ over the channel.
+        double sum_g = 0, sum_gx = 0;
+        for (std::int64_t n = 0; n < g_.n; ++n) {
+          const std::int64_t base = (n * g_.c + c) * g_.s;
+          for (std::int64_t s = 0; s < g_.s; ++s) {
+            const double xhat = (xp[base + s] - mean[c]) * invstd[c];
+            sum_g += gp[base + s];
+            sum_gx += gp[base + s] * xhat;
+          }
+        }
+        if (dw.defined()) dw.data_ptr<T>()[c] = static_cast<T>(sum_gx);
+        if (db.defined()) db.data_ptr<T>()[c] = static_cast<T>(sum_g);
+        if (!dx.defined()) continue;
+        const double scale = (wc.defined() ? static_cast<double>(wc.data_ptr<T>()[c]) : 1.0) * invstd[c];
+        T* dxp = dx.data_ptr<T>();
+        for (std::int64_t n = 0; n < g_.n; ++n) {
+          const std::int64_t base = (n * g_.c + c) * g_.s;
+          for (std::int64_t s = 0; s < g_.s; ++s) {
+            if (training_) {
+              // The batch statistics depend on x too: dx = w·invstd/M · (M·g - Σg - x̂·Σ(g·x̂)).
+              const double xhat = (xp[base + s] - mean[c]) * invstd[c];
+              dxp[base + s] = static_cast<T>(scale / m * (m * gp[base + s] - sum_g - xhat * sum_gx));
+            } else {
+              dxp[base + s] = static_cast<T>(scale * gp[base + s]);  // running stats are constants
+            }
+          }
+        }
+      }
+    });
+    return {dx, dw, db};
+  }
+  void release_saved() override {
+    x_.release();
+    w_.release();
+    released_ = true;
+  }
+
+ private:
+  detail::Saved x_, w_;
+  Tensor mean_, invstd_;  // float64 [C]: the statistics the forward used
+  BNGeom g_;
+  bool training_;
+};
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  const char* op = "batch_norm";
+  detail::check_same_device(op, {{"input", &input}, {"running_mean", &running_mean}, {"running_var", &running_var},
+                                 {"weight", &weight}, {"bias", &bias}});
+  kindling::detail::check_cpu(input, op);
+  detail::check_floating(op, "input", input);
+  detail::check_same_dtype(op, {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  if (input.dim() < 2) {
+    throw ShapeError(std::string(op) + ": expected an input with at least 2 dims [N, C, *] but got " +
+                     shape_str(input.shape()));
+  }
+  BNGeom g{input.size(0), input.size(1), input.numel() / std::max<std::int64_t>(1, input.size(0) * input.size(1))};
+  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"running_mean", &running_mean},
+                                {"running_var", &running_var}, {"weight", &weight}, {"bias", &bias}}) {
+    if (t->defined() && t->shape() != Shape{g.c}) {
+      throw ShapeError(std::string(op) + ": " + name + " should have shape [" + std::to_string(g.c) +
+                       "] (one value per channel of input " + shape_str(input.shape()) + ") but has " +
+                       shape_str(t->shape()) + ". Hint: num_features must equal the input's dimension 1.");
+    }
+  }
+  if ((running_mean.defined()) != (running_var.defined()))
+    throw ValueError(std::string(op) + ": running_mean and running_var must both be given or both be undefined");
+  if (!training && !running_mean.defined())
+    throw ValueError(std::string(op) + ": evaluation mode needs running_mean and running_var");
+  if (training && g.m() <= 1) {
+    throw ValueError(std::string(op) + ": expected more than 1 value per channel when training, got input size " +
+                     shape_str(input.shape()) + ". Hint: use a batch of more than one sample, or call model.eval().");
+  }
+
+  const Tensor x = kindling::detail::contiguous_copy(input);
+  Tensor mean = kindling::detail::make_tensor({g.c}, kFloat64), invstd = kindling::detail::make_tensor({g.c}, kFloat64);
+  Tensor unbiased_var;  // only for the running update
+  double* mp = mean.data_ptr<double>();
+  double* ip = invstd.data_ptr<double>();
+  if (training) {
+    unbiased_var = kindling::detail::make_tensor({g.c}, kFloat64);
+    kindling::detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = x.data_ptr<T>();
+      for (std::int64_t c = 0; c < g.c; ++c) {
+        double sum = 0;
+        for (std::int64_t n = 0; n < g.n; ++n)
+          for (std::int64_t s = 0; s < g.s; ++s) sum += xp[(n * g.c + c) * g.s + s];
+        const double mu = sum / static_cast<double>(g.m());
+        double sq = 0;  // two passes: Σ(x - μ)² is exact where Σx² - Mμ² cancels
+        for (std::int64_t n = 0; n < g.n; ++n)
+          for (std::int64_t s = 0; s < g.s; ++s) {
+            const double d = xp[(n * g.c + c) * g.s + s] - mu;
+            sq += d * d;
+          }
+        mp[c] = mu;
+        ip[c] = 1.0 / std::sqrt(sq / static_cast<double>(g.m()) + eps);
+        unbiased_var.data_ptr<double>()[c] = sq / static_cast<double>(g.m() - 1);
+      }
+    });
+    if (running_mean.defined()) {
+      NoGradGuard no_grad;  // buffers are state, not part of the graph
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1.0 - momentum).add_(mean.to(rm.dtype()) * momentum);
+      rv.mul_(1.0 - momentum).add_(unbiased_var.to(rv.dtype()) * momentum);
+    }
+  } else {
+    const Tensor rm = running_mean.to(kFloat64).contiguous(), rv = running_var.to(kFloat64).contiguous();
+    for (std::int64_t c = 0; c < g.c; ++c) {
+      mp[c] = rm.data_ptr<double>()[c];
+      ip[c] = 1.0 / std::sqrt(rv.data_ptr<double>()[c] + eps);
+    }
+  }
+
+  Tensor out = kindling::detail::make_tensor(x.shape(), x.dtype());
+  const Tensor w = weight.defined() ? kindling::detail::contiguous_copy(weight) : Tensor();
+  const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();
+  kindling::detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = x.data_ptr<T>();
+    T* op_ = out.data_ptr<T>();
+    for (std::int64_t c = 0; c < g.c; ++c) {
+      // y = (x - mean)·a + b with a = invstd·w (subtracting first keeps float32 exact for large means).
+      const double a = ip[c] * (w.defined() ? static_cast<double>(w.data_ptr<T>()[c]) : 1.0);
+      const T ta = static_cast<T>(a), tm = static_cast<T>(mp[c]);
+      const T tb = b.defined() ? b.data_ptr<T>()[c] : T(0);
+      for (std::int64_t n = 0; n < g.n; ++n) {
+        const std::int64_t base = (n * g.c + c) * g.s;
+        for (std::int64_t s = 0; s < g.s; ++s) op_[base + s] = (xp[base + s] - tm) * ta + tb;
+      }
+    }
+  });
+  if (detail::needs_grad({input, weight, bias}))
+    detail::attach(std::make_shared<NativeBatchNormBackward0>(detail::edges({input, weight, bias}), input, weight, mean,
+                                                              invstd, g, training),
+                   out);
+  return out;
+}
+
+}  // namespace kindling::nn::functional

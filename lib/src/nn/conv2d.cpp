@@ -1,0 +1,213 @@
+// functional::conv2d and its backward (ConvolutionBackward0), the GEMM way:
+//
+//   im2col: each output position's receptive field (C/groups·kH·kW numbers) becomes one column of a
+//           matrix cols [C·kH·kW, H'·W'];  then  out[O, H'·W'] = weight[O, C·kH·kW] · cols.
+//   backward: grad_weight += grad_out · colsᵀ,  grad_cols = weightᵀ · grad_out, and col2im adds each
+//           column back onto the input positions it came from (positions overlap: they accumulate).
+#include <algorithm>
+#include <cstring>
+
+#include "kindling/nn/functional.hpp"
+#include "kindling/tensor/creation.hpp"
+#include "nn/blas.hpp"
+#include "nn/checks.hpp"
+#include "nn/custom_node.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/op_helpers.hpp"
+
+namespace kindling::nn::functional {
+
+namespace {
+
+struct ConvGeom {
+  std::int64_t n, c, h, w;        // input
+  std::int64_t o, kh, kw;         // weight [o, c/groups, kh, kw]
+  std::int64_t sh, sw, ph, pw, dh, dw, groups;
+  std::int64_t oh, ow;            // output spatial size
+  std::int64_t cg() const { return c / groups; }
+  std::int64_t og() const { return o / groups; }
+  std::int64_t k() const { return cg() * kh * kw; }  // rows of one group's cols
+  std::int64_t l() const { return oh * ow; }          // columns of cols
+};
+
+// x_img: [C, H, W] → cols: [C·kH·kW, oh·ow]; positions in the padding read 0.
+template <class T> void im2col(const T* x, const ConvGeom& g, T* cols) {
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t i = 0; i < g.kh; ++i)
+      for (std::int64_t j = 0; j < g.kw; ++j) {
+        T* row = cols + ((c * g.kh + i) * g.kw + j) * g.l();
+        for (std::int64_t y = 0; y < g.oh; ++y) {
+          const std::int64_t ih = y * g.sh - g.ph + i * g.dh;
+          T* dst = row + y * g.ow;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(dst, dst + g.ow, T(0));
+            continue;
+          }
+          const T* src = x + (c * g.h + ih) * g.w;
+          for (std::int64_t xo = 0; xo < g.ow; ++xo) {
+            const std::int64_t iw = xo * g.sw - g.pw + j * g.dw;
+            dst[xo] = (iw >= 0 && iw < g.w) ? src[iw] : T(0);
+          }
+        }
+      }
+}
+
+// The adjoint of im2col: dx_img [C, H, W] += each column entry at the position it was read from.
+template <class T> void col2im(const T* cols, const ConvGeom& g, T* dx) {
+  for (std::int64_t c = 0; c < g.c; ++c)
+    for (std::int64_t i = 0; i < g.kh; ++i)
+      for (std::int64_t j = 0; j < g.kw; ++j) {
+        const T* row = cols + ((c * g.kh + i) * g.kw + j) * g.l();
+        for (std::int64_t y = 0; y < g.oh; ++y) {
+          const std::int64_t ih = y * g.sh - g.ph + i * g.dh;
+          if (ih < 0 || ih >= g.h) continue;
+          T* dst = dx + (c * g.h + ih) * g.w;
+          const T* src = row + y * g.ow;
+          for (std::int64_t xo = 0; xo < g.ow; ++xo) {
+            const std::int64_t iw = xo * g.sw - g.pw + j * g.dw;
+            if (iw >= 0 && iw < g.w) dst[iw] += src[xo];
+          }
+        }
+      }
+}
+
+template <class T> void conv_forward(const T* x, const T* w, const T* b, const ConvGeom& g, T* out) {
+  std::vector<T> cols(static_cast<std::size_t>(g.c * g.kh * g.kw * g.l()));
+  for (std::int64_t n = 0; n < g.n; ++n) {
+    im2col(x + n * g.c * g.h * g.w, g, cols.data());
+    T* out_n = out + n * g.o * g.l();
+    for (std::int64_t grp = 0; grp < g.groups; ++grp) {
+      // out_g [og, L] = w_g [og, K] · cols_g [K, L]
+      detail::gemm(false, false, int(g.og()), int(g.l()), int(g.k()), T(1), w + grp * g.og() * g.k(), int(g.k()),
+                   cols.data() + grp * g.k() * g.l(), int(g.l()), T(0), out_n + grp * g.og() * g.l(), int(g.l()));
+    }
+    if (b)
+      for (std::int64_t o = 0; o < g.o; ++o) {
+        T* row = out_n + o * g.l();
+        for (std::int64_t p = 0; p < g.l(); ++p) row[p] += b[o];
+      }
+  }
+}
+
+template <class T>
+void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* dx, T* dw, T* db) {
+  const std::size_t cols_size = static_cast<std::size_t>(g.c * g.kh * g.kw * g.l());
+  std::vector<T> cols(dw ? cols_size : 0), dcols(dx ? cols_size : 0);
+  for (std::int64_t n = 0; n < g.n; ++n) {
+    const T* gout_n = gout + n * g.o * g.l();
+    if (dw) {
+      im2col(x + n * g.c * g.h * g.w, g, cols.data());
+      for (std::int64_t grp = 0; grp < g.groups; ++grp)  // dw_g [og, K] += gout_g [og, L] · cols_gᵀ [L, K]
+        detail::gemm(false, true, int(g.og()), int(g.k()), int(g.l()), T(1), gout_n + grp * g.og() * g.l(), int(g.l()),
+                     cols.data() + grp * g.k() * g.l(), int(g.l()), T(1), dw + grp * g.og() * g.k(), int(g.k()));
+    }
+    if (dx) {
+      for (std::int64_t grp = 0; grp < g.groups; ++grp)  // dcols_g [K, L] = w_gᵀ [K, og] · gout_g [og, L]
+        detail::gemm(true, false, int(g.k()), int(g.l()), int(g.og()), T(1), w + grp * g.og() * g.k(), int(g.k()),
+                     gout_n + grp * g.og() * g.l(), int(g.l()), T(0), dcols.data() + grp * g.k() * g.l(), int(g.l()));
+      col2im(dcols.data(), g, dx + n * g.c * g.h * g.w);
+    }
+    if (db)
+      for (std::int64_t o = 0; o < g.o; ++o) {
+        const T* row = gout_n + o * g.l();
+        T s = 0;
+        for (std::int64_t p = 0; p < g.l(); ++p) s += row[p];
+        db[o] += s;
+      }
+  }
+}
+
+class ConvolutionBackward0 final : public detail::LayerNode {
+ public:
+  ConvolutionBackward0(std::vector<autograd::Edge> e, const Tensor& x, const Tensor& w, const ConvGeom& g)
+      : LayerNode(1, std::move(e)), x_(x), w_(w), g_(g) {}
+  const char* name() const override { return "ConvolutionBackward0"; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    check_not_released();
+    if (!grads[0].defined()) return {Tensor(), Tensor(), Tensor()};
+    const Tensor x = kindling::detail::contiguous_copy(x_.get(name()));
+    const Tensor w = kindling::detail::contiguous_copy(w_.get(name()));
+    const Tensor gout = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
+    Tensor dx, dw, db;
+    if (needs_input_grad(0)) dx = zeros_like(x);
+    if (needs_input_grad(1)) dw = zeros_like(w);
+    if (needs_input_grad(2)) db = zeros({g_.o}, {.dtype = x.dtype()});
+    kindling::detail::dispatch_floating(x.dtype(), "conv2d backward", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      conv_backward<T>(x.data_ptr<T>(), w.data_ptr<T>(), gout.data_ptr<T>(), g_, dx.defined() ? dx.data_ptr<T>() : nullptr,
+                       dw.defined() ? dw.data_ptr<T>() : nullptr, db.defined() ? db.data_ptr<T>() : nullptr);
+    });
+    return {dx, dw, db};
+  }
+  void release_saved() override {
+    x_.release();
+    w_.release();
+    released_ = true;
+  }
+
+ private:
+  detail::Saved x_, w_;
+  ConvGeom g_;
+};
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
+              IntPair dilation, std::int64_t groups) {
+  detail::check_same_device("conv2d", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  kindling::detail::check_cpu(input, "conv2d");
+  if (input.dim() == 3) {  // unbatched [C, H, W], like PyTorch
+    return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0);
+  }
+  if (input.dim() != 4) {
+    throw ShapeError("conv2d: expected a 4-D input [N, C, H, W] (or 3-D [C, H, W]) but got shape " +
+                     shape_str(input.shape()) + ". Hint: a batch of grayscale images needs a channel dimension: "
+                     "x.unsqueeze(1) turns [N, H, W] into [N, 1, H, W].");
+  }
+  if (weight.dim() != 4) {
+    throw ShapeError("conv2d: weight must be 4-D [out_channels, in_channels/groups, kH, kW] but has shape " +
+                     shape_str(weight.shape()));
+  }
+  detail::check_floating("conv2d", "input", input);
+  detail::check_same_dtype("conv2d", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  if (groups < 1 || weight.size(0) % groups != 0) {
+    throw ValueError("conv2d: groups=" + std::to_string(groups) + " must be positive and divide out_channels=" +
+                     std::to_string(weight.size(0)));
+  }
+  if (stride.h < 1 || stride.w < 1 || dilation.h < 1 || dilation.w < 1 || padding.h < 0 || padding.w < 0) {
+    throw ValueError("conv2d: stride " + stride.str(true) + " and dilation " + dilation.str(true) +
+                     " must be positive and padding " + padding.str(true) + " non-negative");
+  }
+  ConvGeom g{input.size(0), input.size(1), input.size(2), input.size(3), weight.size(0), weight.size(2), weight.size(3),
+             stride.h, stride.w, padding.h, padding.w, dilation.h, dilation.w, groups, 0, 0};
+  if (weight.size(1) * groups != g.c) {
+    throw ShapeError("conv2d: input " + shape_str(input.shape()) + " has " + std::to_string(g.c) +
+                     " channels, but weight " + shape_str(weight.shape()) + " expects " +
+                     std::to_string(weight.size(1) * groups) + " (in_channels/groups=" + std::to_string(weight.size(1)) +
+                     ", groups=" + std::to_string(groups) + "). Hint: check the previous layer's out_channels.");
+  }
+  if (bias.defined() && bias.shape() != Shape{g.o}) {
+    throw ShapeError("conv2d: bias must have shape [" + std::to_string(g.o) + "] but has " + shape_str(bias.shape()));
+  }
+  g.oh = (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
+  g.ow = (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+  if (g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1 < 0 || g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1 < 0) {
+    throw ShapeError("conv2d: input " + shape_str(input.shape()) + " with padding " + padding.str(true) +
+                     " is smaller than the (dilated) kernel " + std::to_string(g.dh * (g.kh - 1) + 1) + "x" +
+                     std::to_string(g.dw * (g.kw - 1) + 1) + ". Hint: add padding or use a smaller kernel.");
+  }
+  const Tensor x = kindling::detail::contiguous_copy(input);
+  const Tensor w = kindling::detail::contiguous_copy(weight);
+  const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();
+  Tensor out = kindling::detail::make_tensor({g.n, g.o, g.oh, g.ow}, x.dtype(), x.device());
+  if (out.numel() == 0) return out;  // an empty batch: nothing to compute (and BLAS dislikes 0-sized matrices)
+  kindling::detail::dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    conv_forward<T>(x.data_ptr<T>(), w.data_ptr<T>(), b.defined() ? b.data_ptr<T>() : nullptr, g, out.data_ptr<T>());
+  });
+  if (detail::needs_grad({input, weight, bias}))
+    detail::attach(std::make_shared<ConvolutionBackward0>(detail::edges({input, weight, bias}), input, weight, g), out);
+  return out;
+}
+
+}  // namespace kindling::nn::functional

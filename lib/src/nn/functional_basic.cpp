@@ -1,0 +1,137 @@
+// functional: activations, linear, dropout, flatten. Most are compositions of tensor ops (and so
+// differentiable for free); GELU needs erf, which has no tensor op, so it brings its own node.
+#include <cmath>
+
+#include "kindling/nn/functional.hpp"
+#include "kindling/tensor/ops.hpp"
+#include "kindling/tensor/random.hpp"
+#include "nn/checks.hpp"
+#include "nn/custom_node.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/op_helpers.hpp"
+
+namespace kindling::nn::functional {
+
+Tensor relu(const Tensor& x) { return x.relu(); }
+Tensor sigmoid(const Tensor& x) { return x.sigmoid(); }
+Tensor tanh(const Tensor& x) { return x.tanh(); }
+Tensor softmax(const Tensor& x, std::int64_t dim) { return x.softmax(dim); }
+Tensor log_softmax(const Tensor& x, std::int64_t dim) { return x.log_softmax(dim); }
+Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) { return x.flatten(start_dim, end_dim); }
+
+// ---- linear -----------------------------------------------------------------------------------
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  detail::check_same_device("linear", {{"input", &x}, {"weight", &weight}, {"bias", &bias}});
+  if (weight.dim() != 2) {
+    throw ShapeError("linear: weight must be 2-D [out_features, in_features] but has shape " +
+                     shape_str(weight.shape()));
+  }
+  if (x.dim() < 1 || x.size(-1) != weight.size(1)) {
+    throw ShapeError("linear: input of shape " + shape_str(x.shape()) + " cannot go through a layer with in_features=" +
+                     std::to_string(weight.size(1)) + " (weight " + shape_str(weight.shape()) +
+                     "): the last dimension of the input must be " + std::to_string(weight.size(1)) +
+                     ". Hint: flatten images first (x.flatten(1)), or check the previous layer's out_features.");
+  }
+  detail::check_same_dtype("linear", {{"input", &x}, {"weight", &weight}, {"bias", &bias}});
+  // x: [*, in] · weightᵀ: [in, out] → [*, out]; t() is a view, the GEMM reads it transposed.
+  Tensor y = x.matmul(weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+// ---- dropout ----------------------------------------------------------------------------------
+Tensor dropout(const Tensor& x, double p, bool training) {
+  if (!(p >= 0.0 && p <= 1.0)) {
+    throw ValueError("dropout: probability has to be between 0 and 1, but got " + std::to_string(p));
+  }
+  if (!training || p == 0.0) return x;
+  detail::check_floating("dropout", "input", x);
+  // mask: 0 with probability p, else 1/(1-p) — the survivors are scaled so E[out] = x.
+  Tensor mask = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
+  Generator& gen = default_generator();
+  kindling::detail::dispatch_floating(x.dtype(), "dropout", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* m = mask.data_ptr<T>();
+    const T scale = p == 1.0 ? T(0) : static_cast<T>(1.0 / (1.0 - p));
+    for (std::int64_t i = 0, n = mask.numel(); i < n; ++i) m[i] = gen.uniform() < p ? T(0) : scale;
+  });
+  return x * mask;
+}
+
+// ---- GELU -------------------------------------------------------------------------------------
+namespace {
+constexpr double kSqrt1_2 = 0.70710678118654752440;  // 1/√2
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/√(2π)
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // √(2/π)
+constexpr double kTanhCoef = 0.044715;
+
+template <class T> T gelu_value(T x, bool tanh_form) {
+  if (tanh_form) {
+    const T inner = static_cast<T>(kSqrt2OverPi) * (x + static_cast<T>(kTanhCoef) * x * x * x);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  }
+  return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(kSqrt1_2)));
+}
+
+// d/dx [x·Φ(x)] = Φ(x) + x·φ(x); for the tanh form, the derivative of its formula.
+template <class T> T gelu_grad(T x, bool tanh_form) {
+  if (tanh_form) {
+    const T k = static_cast<T>(kSqrt2OverPi), c = static_cast<T>(kTanhCoef);
+    const T t = std::tanh(k * (x + c * x * x * x));
+    return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * k * (T(1) + T(3) * c * x * x);
+  }
+  const T cdf = T(0.5) * (T(1) + std::erf(x * static_cast<T>(kSqrt1_2)));
+  const T pdf = static_cast<T>(kInvSqrt2Pi) * std::exp(T(-0.5) * x * x);
+  return cdf + x * pdf;
+}
+
+Tensor gelu_kernel(const Tensor& x, bool tanh_form, bool derivative) {
+  Tensor xc = kindling::detail::contiguous_copy(x);
+  Tensor out = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
+  kindling::detail::dispatch_floating(x.dtype(), "gelu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = xc.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    const std::int64_t n = x.numel();
+    if (derivative) {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = gelu_grad(in[i], tanh_form);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = gelu_value(in[i], tanh_form);
+    }
+  });
+  return out;
+}
+
+class GeluBackward0 final : public detail::LayerNode {
+ public:
+  GeluBackward0(std::vector<autograd::Edge> e, const Tensor& x, bool tanh_form)
+      : LayerNode(1, std::move(e)), x_(x), tanh_form_(tanh_form) {}
+  const char* name() const override { return "GeluBackward0"; }
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    check_not_released();
+    if (!grads[0].defined()) return {Tensor()};
+    // grad_x = grad_out · gelu'(x)
+    return {grads[0] * gelu_kernel(x_.get(name()), tanh_form_, /*derivative=*/true)};
+  }
+  void release_saved() override {
+    x_.release();
+    released_ = true;
+  }
+
+ private:
+  detail::Saved x_;
+  bool tanh_form_;
+};
+}  // namespace
+
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  if (approximate != "none" && approximate != "tanh") {
+    throw ValueError("gelu: approximate must be 'none' or 'tanh', got '" + approximate + "'");
+  }
+  kindling::detail::check_cpu(x, "gelu");
+  const bool tanh_form = approximate == "tanh";
+  Tensor out = gelu_kernel(x, tanh_form, /*derivative=*/false);
+  if (detail::needs_grad({x})) detail::attach(std::make_shared<GeluBackward0>(detail::edges({x}), x, tanh_form), out);
+  return out;
+}
+
+}  // namespace kindling::nn::functional

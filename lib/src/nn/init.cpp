@@ -1,0 +1,91 @@
+// nn::init: in-place fills drawn from the global generator, under no-grad.
+#include "kindling/nn/init.hpp"
+
+#include <cmath>
+
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/random.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/op_helpers.hpp"
+
+namespace kindling::nn::init {
+
+namespace {
+// Fills `t` with draw() element by element (row-major), whatever its strides, and bumps its version
+// like any in-place op. Initialisation is not an operation autograd records.
+template <class Draw> Tensor& fill_with(Tensor& t, const char* op, Draw draw) {
+  if (!t.defined()) throw ValueError(std::string("init.") + op + ": the tensor is undefined");
+  kindling::detail::check_cpu(t, op);
+  NoGradGuard no_grad;
+  Tensor values = kindling::detail::make_tensor(t.shape(), kFloat64);
+  double* v = values.data_ptr<double>();
+  for (std::int64_t i = 0, n = values.numel(); i < n; ++i) v[i] = draw();
+  t.copy_(values);  // converts to t's dtype, respects its strides, bumps the version
+  return t;
+}
+
+double gen_uniform(double a, double b) { return a + (b - a) * default_generator().uniform(); }
+}  // namespace
+
+double calculate_gain(const std::string& nl, double param) {
+  if (nl == "linear" || nl == "conv1d" || nl == "conv2d" || nl == "conv3d" || nl == "conv_transpose1d" ||
+      nl == "conv_transpose2d" || nl == "conv_transpose3d" || nl == "sigmoid")
+    return 1.0;
+  if (nl == "tanh") return 5.0 / 3.0;
+  if (nl == "relu") return std::sqrt(2.0);
+  if (nl == "leaky_relu") return std::sqrt(2.0 / (1.0 + param * param));
+  if (nl == "selu") return 3.0 / 4.0;
+  throw ValueError("calculate_gain: unsupported nonlinearity '" + nl +
+                   "' (known: linear, conv2d, sigmoid, tanh, relu, leaky_relu, selu)");
+}
+
+std::pair<std::int64_t, std::int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
+  if (t.dim() < 2) {
+    throw ValueError("init: fan in and fan out can not be computed for a tensor with fewer than 2 dimensions (shape " +
+                     shape_str(t.shape()) + ")");
+  }
+  std::int64_t receptive = 1;
+  for (std::int64_t d = 2; d < t.dim(); ++d) receptive *= t.size(d);
+  return {t.size(1) * receptive, t.size(0) * receptive};
+}
+
+Tensor& uniform_(Tensor& t, double a, double b) {
+  return fill_with(t, "uniform_", [&] { return gen_uniform(a, b); });
+}
+Tensor& normal_(Tensor& t, double mean, double std) {
+  return fill_with(t, "normal_", [&] { return mean + std * default_generator().normal(); });
+}
+Tensor& constant_(Tensor& t, double value) {
+  return fill_with(t, "constant_", [&] { return value; });
+}
+Tensor& zeros_(Tensor& t) { return constant_(t, 0.0); }
+Tensor& ones_(Tensor& t) { return constant_(t, 1.0); }
+
+Tensor& xavier_uniform_(Tensor& t, double gain) {
+  const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
+  const double a = gain * std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+  return uniform_(t, -a, a);
+}
+Tensor& xavier_normal_(Tensor& t, double gain) {
+  const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
+  return normal_(t, 0.0, gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out)));
+}
+
+namespace {
+double kaiming_std(const Tensor& t, double a, FanMode mode, const std::string& nl) {
+  const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
+  const std::int64_t fan = mode == FanMode::FanIn ? fan_in : fan_out;
+  if (fan == 0) throw ValueError("init: initializing a zero-element tensor (shape " + shape_str(t.shape()) + ")");
+  return calculate_gain(nl, a) / std::sqrt(static_cast<double>(fan));
+}
+}  // namespace
+
+Tensor& kaiming_uniform_(Tensor& t, double a, FanMode mode, const std::string& nl) {
+  const double bound = std::sqrt(3.0) * kaiming_std(t, a, mode, nl);
+  return uniform_(t, -bound, bound);
+}
+Tensor& kaiming_normal_(Tensor& t, double a, FanMode mode, const std::string& nl) {
+  return normal_(t, 0.0, kaiming_std(t, a, mode, nl));
+}
+
+}  // namespace kindling::nn::init

@@ -1,0 +1,141 @@
+// functional::layer_norm with a fused backward (NativeLayerNormBackward0).
+//
+// x: [*, D₁…Dₖ] viewed as rows [R, D] (D = D₁·…·Dₖ = normalized_shape's numel). Each row is
+// normalised with its own mean and biased variance; weight and bias ([D₁…Dₖ]) scale and shift.
+//   backward per row, with ĝ = g·w:  dx = invstd/D · (D·ĝ - Σĝ - x̂·Σ(ĝ·x̂));  dw = Σ_rows g·x̂;  db = Σ_rows g.
+#include <cmath>
+
+#include "kindling/nn/functional.hpp"
+#include "kindling/tensor/creation.hpp"
+#include "nn/checks.hpp"
+#include "nn/custom_node.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/op_helpers.hpp"
+
+namespace kindling::nn::functional {
+
+namespace {
+
+class NativeLayerNormBackward0 final : public detail::LayerNode {
+ public:
+  NativeLayerNormBackward0(std::vector<autograd::Edge> e, const Tensor& x, const Tensor& w, Tensor mean, Tensor invstd,
+                           std::int64_t rows, std::int64_t d, Shape w_shape)
+      : LayerNode(1, std::move(e)), x_(x), w_(w), mean_(std::move(mean)), invstd_(std::move(invstd)), rows_(rows), d_(d),
+        w_shape_(std::move(w_shape)) {}
+  const char* name() const override { return "NativeLayerNormBackward0"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    check_not_released();
+    if (!grads[0].defined()) return {Tensor(), Tensor(), Tensor()};
+    const Tensor x = kindling::detail::contiguous_copy(x_.get(name()));
+    const Tensor w = w_.get(name());
+    const Tensor wc = w.defined() ? kindling::detail::contiguous_copy(w) : Tensor();
+    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
+    Tensor dx = needs_input_grad(0) ? kindling::detail::make_tensor(x.shape(), x.dtype()) : Tensor();
+    Tensor dw = needs_input_grad(1) ? zeros(w_shape_, {.dtype = x.dtype()}) : Tensor();
+    Tensor db = needs_input_grad(2) ? zeros(w_shape_, {.dtype = x.dtype()}) : Tensor();
+    kindling::detail::dispatch_floating(x.dtype(), name(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = x.data_ptr<T>();
+      const T* gp = go.data_ptr<T>();
+      const T* wp = wc.defined() ? wc.data_ptr<T>() : nullptr;
+      const double* mean = mean_.data_ptr<double>();
+      const double* invstd = invstd_.data_ptr<double>();
+      const double d = static_cast<double>(d_);
+      for (std::int64_t r = 0; r < rows_; ++r) {
+        const T* xr = xp + r * d_;
+        const T* gr = gp + r * d_;
+        double sum_gh = 0, sum_ghx = 0;  // Σĝ, Σĝ·x̂
+        for (std::int64_t i = 0; i < d_; ++i) {
+          const double xhat = (xr[i] - mean[r]) * invstd[r];
+          const double gh = gr[i] * (wp ? static_cast<double>(wp[i]) : 1.0);
+          sum_gh += gh;
+          sum_ghx += gh * xhat;
+          if (dw.defined()) dw.data_ptr<T>()[i] += static_cast<T>(gr[i] * xhat);
+          if (db.defined()) db.data_ptr<T>()[i] += gr[i];
+        }
+        if (!dx.defined()) continue;
+        T* dxr = dx.data_ptr<T>() + r * d_;
+        for (std::int64_t i = 0; i < d_; ++i) {
+          const double xhat = (xr[i] - mean[r]) * invstd[r];
+          const double gh = gr[i] * (wp ? static_cast<double>(wp[i]) : 1.0);
+          dxr[i] = static_cast<T>(invstd[r] / d * (d * gh - sum_gh - xhat * sum_ghx));
+        }
+      }
+    });
+    return {dx, dw, db};
+  }
+  void release_saved() override {
+    x_.release();
+    w_.release();
+    released_ = true;
+  }
+
+ private:
+  detail::Saved x_, w_;
+  Tensor mean_, invstd_;  // float64 [rows]
+  std::int64_t rows_, d_;
+  Shape w_shape_;
+};
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  const char* op = "layer_norm";
+  detail::check_same_device(op, {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  kindling::detail::check_cpu(input, op);
+  detail::check_floating(op, "input", input);
+  detail::check_same_dtype(op, {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  const std::size_t k = normalized_shape.size();
+  bool ok = k >= 1 && static_cast<std::size_t>(input.dim()) >= k;
+  for (std::size_t i = 0; ok && i < k; ++i) ok = input.shape()[input.shape().size() - k + i] == normalized_shape[i];
+  if (!ok) {
+    throw ShapeError(std::string(op) + ": normalized_shape " + shape_str(normalized_shape) +
+                     " must match the last dimensions of the input, but the input has shape " + shape_str(input.shape()) +
+                     ". Hint: LayerNorm(d) normalises over a last dimension of size d.");
+  }
+  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"weight", &weight}, {"bias", &bias}}) {
+    if (t->defined() && t->shape() != normalized_shape) {
+      throw ShapeError(std::string(op) + ": " + name + " must have shape " + shape_str(normalized_shape) + " but has " +
+                       shape_str(t->shape()));
+    }
+  }
+  const std::int64_t d = numel_of(normalized_shape);
+  const std::int64_t rows = d == 0 ? 0 : input.numel() / d;
+  const Tensor x = kindling::detail::contiguous_copy(input);
+  const Tensor w = weight.defined() ? kindling::detail::contiguous_copy(weight) : Tensor();
+  const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();
+  Tensor mean = kindling::detail::make_tensor({rows}, kFloat64), invstd = kindling::detail::make_tensor({rows}, kFloat64);
+  Tensor out = kindling::detail::make_tensor(x.shape(), x.dtype());
+  kindling::detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
+    const T* bp = b.defined() ? b.data_ptr<T>() : nullptr;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T* xr = x.data_ptr<T>() + r * d;
+      T* yr = out.data_ptr<T>() + r * d;
+      double sum = 0;
+      for (std::int64_t i = 0; i < d; ++i) sum += xr[i];
+      const double mu = sum / static_cast<double>(d);
+      double sq = 0;
+      for (std::int64_t i = 0; i < d; ++i) sq += (xr[i] - mu) * (xr[i] - mu);
+      const double is = 1.0 / std::sqrt(sq / static_cast<double>(d) + eps);
+      mean.data_ptr<double>()[r] = mu;
+      invstd.data_ptr<double>()[r] = is;
+      for (std::int64_t i = 0; i < d; ++i) {
+        double y = (xr[i] - mu) * is;
+        if (wp) y *= wp[i];
+        if (bp) y += bp[i];
+        yr[i] = static_cast<T>(y);
+      }
+    }
+  });
+  if (detail::needs_grad({input, weight, bias}))
+    detail::attach(std::make_shared<NativeLayerNormBackward0>(detail::edges({input, weight, bias}), input, weight, mean,
+                                                              invstd, rows, d, normalized_shape),
+                   out);
+  return out;
+}
+
+}  // namespace kindling::nn::functional

@@ -1,0 +1,281 @@
+// nn::Module: the registries of parameters, buffers and children, and the recursive walks over them.
+#include "kindling/nn/module.hpp"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <unordered_set>
+
+#include "kindling/autograd/grad_mode.hpp"
+
+namespace kindling::nn {
+
+Module::Module(Module&& other)
+    : parameters_(std::move(other.parameters_)),
+      buffers_(std::move(other.buffers_)),
+      children_(std::move(other.children_)),
+      training_(other.training_) {
+  for (const Child& c : children_) {
+    if (!c.owner) {
+      // Put the registries back so `other` stays usable, then refuse.
+      other.parameters_ = std::move(parameters_);
+      other.buffers_ = std::move(buffers_);
+      other.children_ = std::move(children_);
+      throw Error("cannot move a module that registered the member '" + c.name +
+                  "' by reference: the registry would keep pointing into the moved-from object. "
+                  "Hint: construct the module where it lives, or hold it in a std::shared_ptr "
+                  "(std::make_shared<MyNet>()) and pass that to Sequential/register_module.");
+    }
+  }
+}
+
+Tensor Module::forward(const Tensor&) {
+  throw NotImplemented(type_name() +
+                       ": forward(const Tensor&) is not implemented. Hint: declare it in your module as "
+                       "`kd::Tensor forward(const kd::Tensor& x) override` (non-const, exactly that signature); "
+                       "a forward with other arguments must be called as model.forward(a, b), not model(a, b).");
+}
+
+// ---- registering ------------------------------------------------------------------------------
+void Module::check_new_name(const std::string& name, const char* what) const {
+  if (name.empty()) throw ValueError(std::string(what) + ": the name must not be empty");
+  if (name.find('.') != std::string::npos) {
+    throw ValueError(std::string(what) + ": name '" + name +
+                     "' must not contain '.' (dots separate the levels of dotted names like fc1.weight)");
+  }
+  auto taken = [&](const auto& list) {
+    for (const auto& s : list)
+      if (s.name == name) return true;
+    return false;
+  };
+  if (taken(parameters_) || taken(buffers_) || taken(children_)) {
+    throw ValueError(std::string(what) + ": '" + name + "' is already registered in " + type_name() +
+                     ". Hint: every parameter, buffer and child needs its own name.");
+  }
+}
+
+Tensor Module::register_parameter(const std::string& name, Tensor tensor, bool requires_grad) {
+  check_new_name(name, "register_parameter");
+  if (!tensor.defined()) throw ValueError("register_parameter: '" + name + "' is an undefined tensor");
+  if (requires_grad) {
+    if (!tensor.is_floating_point()) {
+      throw DTypeError("register_parameter: '" + name + "' has dtype " + dtype_name(tensor.dtype()) +
+                       "; only floating-point tensors can require gradients");
+    }
+    if (!tensor.is_leaf()) {
+      throw ValueError("register_parameter: '" + name +
+                       "' is the result of an operation (it has a grad_fn); a parameter must be a leaf. "
+                       "Hint: register t.detach().");
+    }
+    tensor.requires_grad_(true);
+  }
+  parameters_.push_back({name, std::move(tensor), true});
+  return parameters_.back().tensor;
+}
+
+Tensor Module::register_buffer(const std::string& name, Tensor tensor, bool persistent) {
+  check_new_name(name, "register_buffer");
+  if (!tensor.defined()) throw ValueError("register_buffer: '" + name + "' is an undefined tensor");
+  buffers_.push_back({name, std::move(tensor), persistent});
+  return buffers_.back().tensor;
+}
+
+void Module::add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner) {
+  check_new_name(name, "register_module");
+  if (child == this) throw ValueError("register_module: a module cannot be its own child ('" + name + "')");
+  children_.push_back({name, child, std::move(owner)});
+}
+
+// ---- walking ----------------------------------------------------------------------------------
+namespace {
+std::string join_name(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, Module*>> Module::named_modules(const std::string& prefix) {
+  std::vector<std::pair<std::string, Module*>> out;
+  std::unordered_set<const Module*> seen;
+  std::function<void(Module*, const std::string&)> walk = [&](Module* m, const std::string& p) {
+    if (!seen.insert(m).second) return;
+    out.emplace_back(p, m);
+    for (const Child& c : m->children_) walk(c.module, join_name(p, c.name));
+  };
+  walk(this, prefix);
+  return out;
+}
+
+std::vector<Module*> Module::modules() {
+  std::vector<Module*> out;
+  for (auto& [name, m] : named_modules()) out.push_back(m);
+  return out;
+}
+
+std::vector<Module*> Module::children() const {
+  std::vector<Module*> out;
+  for (const Child& c : children_) out.push_back(c.module);
+  return out;
+}
+
+std::vector<std::pair<std::string, Module*>> Module::named_children() const {
+  std::vector<std::pair<std::string, Module*>> out;
+  for (const Child& c : children_) out.emplace_back(c.name, c.module);
+  return out;
+}
+
+namespace {
+// Walks slots (parameters or buffers) of the module tree in registration order, each tensor once.
+template <class Get>
+std::vector<std::pair<std::string, Tensor>> named_slots(const Module& root, const std::string& prefix,
+                                                        bool recurse, Get get) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  std::unordered_set<const TensorImpl*> seen_tensors;
+  std::unordered_set<const Module*> seen_modules;
+  std::function<void(const Module&, const std::string&)> walk = [&](const Module& m, const std::string& p) {
+    if (!seen_modules.insert(&m).second) return;
+    for (const auto& [name, tensor] : get(m))
+      if (seen_tensors.insert(tensor.impl()).second) out.emplace_back(join_name(p, name), tensor);
+    if (!recurse) return;
+    for (const auto& [name, child] : m.named_children()) walk(*child, join_name(p, name));
+  };
+  walk(root, prefix);
+  return out;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(const std::string& prefix,
+                                                                     bool recurse) const {
+  return named_slots(*this, prefix, recurse, [](const Module& m) {
+    std::vector<std::pair<std::string, Tensor>> v;
+    for (const Slot& s : m.parameters_) v.emplace_back(s.name, s.tensor);
+    return v;
+  });
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers(const std::string& prefix, bool recurse) const {
+  return named_slots(*this, prefix, recurse, [](const Module& m) {
+    std::vector<std::pair<std::string, Tensor>> v;
+    for (const Slot& s : m.buffers_) v.emplace_back(s.name, s.tensor);
+    return v;
+  });
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [name, t] : named_parameters("", recurse)) out.push_back(t);
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [name, t] : named_buffers("", recurse)) out.push_back(t);
+  return out;
+}
+
+std::int64_t Module::num_parameters(bool only_trainable) const {
+  std::int64_t n = 0;
+  for (const Tensor& p : parameters())
+    if (!only_trainable || p.requires_grad()) n += p.numel();
+  return n;
+}
+
+// ---- modes ------------------------------------------------------------------------------------
+Module& Module::train(bool on) {
+  training_ = on;
+  for (const Child& c : children_) c.module->train(on);
+  return *this;
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor& p : parameters()) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    if (set_to_none) {
+      p.set_grad(Tensor());
+    } else {
+      NoGradGuard no_grad;
+      g.zero_();
+    }
+  }
+}
+
+Module& Module::apply(const std::function<void(Module&)>& fn) {
+  for (const Child& c : children_) c.module->apply(fn);
+  fn(*this);
+  return *this;
+}
+
+// ---- to(dtype) / to(device): swap the *contents* of each TensorImpl, keep the handle -------------
+namespace {
+void replace_contents(Tensor& target, const Tensor& converted) {
+  if (converted.is_same(target)) return;
+  TensorImpl* impl = target.impl();
+  const TensorImpl* src = converted.impl();
+  impl->storage = src->storage;
+  impl->shape = src->shape;
+  impl->strides = src->strides;
+  impl->offset = src->offset;
+  impl->dtype = src->dtype;
+}
+}  // namespace
+
+void Module::for_each_tensor(const std::function<void(Tensor&)>& fn) {
+  std::unordered_set<const TensorImpl*> seen;
+  for (Module* m : modules()) {
+    for (Slot& s : m->parameters_)
+      if (seen.insert(s.tensor.impl()).second) fn(s.tensor);
+    for (Slot& s : m->buffers_)
+      if (seen.insert(s.tensor.impl()).second) fn(s.tensor);
+  }
+}
+
+Module& Module::to(DType dtype) {
+  if (!is_floating_point(dtype)) {
+    throw DTypeError(std::string("Module::to: can only convert parameters to a floating-point dtype, got ") +
+                     dtype_name(dtype));
+  }
+  NoGradGuard no_grad;
+  for_each_tensor([&](Tensor& t) {
+    if (!t.is_floating_point()) return;  // num_batches_tracked stays int64
+    replace_contents(t, t.detach().to(dtype));
+    Tensor g = t.grad();
+    if (g.defined()) replace_contents(g, g.to(dtype));
+  });
+  return *this;
+}
+
+Module& Module::to(Device device) {
+  NoGradGuard no_grad;
+  for_each_tensor([&](Tensor& t) {
+    replace_contents(t, t.detach().to(device));
+    Tensor g = t.grad();
+    if (g.defined()) replace_contents(g, g.to(device));
+  });
+  return *this;
+}
+
+// ---- names ------------------------------------------------------------------------------------
+std::string Module::type_name() const {
+  // The C++ class name without namespaces: "SimpleNet" for `struct SimpleNet : kd::nn::Module`.
+  const char* mangled = typeid(*this).name();
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = (status == 0 && demangled) ? demangled : mangled;
+  std::free(demangled);
+  // Drop template arguments' namespaces only at the top level: cut at the last "::" before any '<'.
+  const auto angle = name.find('<');
+  const auto colon = name.rfind("::", angle);
+  if (colon != std::string::npos) name = name.substr(colon + 2);
+  if (name.rfind("(anonymous namespace)::", 0) == 0) name = name.substr(23);
+  return name;
+}
+
+void Module::throw_bad_cast(const char* wanted) const {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(wanted, nullptr, nullptr, &status);
+  std::string w = (status == 0 && demangled) ? demangled : wanted;
+  std::free(demangled);
+  throw Error("Module::as: this module is a " + type_name() + ", not a " + w);
+}
+
+}  // namespace kindling::nn

@@ -1,0 +1,300 @@
+// Elementwise binary math: add, sub, mul, div, pow, maximum, minimum — out of place, in place, and as
+// operators with a Scalar on either side.
+//
+// Every binary op follows the same three steps, exactly like PyTorch's TensorIterator:
+//   1. type promotion: the dtype the op computes in (`int64 + float32 → float32`, `int / int → float32`);
+//   2. broadcasting: the output shape (`[32, 1] + [10] → [32, 10]`);
+//   3. the strided loop of loops.hpp, which walks every operand with its own strides (stride 0 along
+//      broadcast dimensions), so transposed, sliced and expanded inputs need no copy.
+#include <cmath>
+#include <type_traits>
+
+#include "dispatch.hpp"
+#include "internal.hpp"
+#include "kindling/tensor/ops.hpp"
+#include "loops.hpp"
+#include "op_helpers.hpp"
+
+namespace kindling {
+namespace {
+using namespace detail;
+
+enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum };
+
+const char* op_name(Bin op) {
+  switch (op) {
+    case Bin::Add: return "add";
+    case Bin::Sub: return "sub";
+    case Bin::Mul: return "mul";
+    case Bin::Div: return "div";
+    case Bin::Pow: return "pow";
+    case Bin::Maximum: return "maximum";
+    case Bin::Minimum: return "minimum";
+  }
+  return "?";
+}
+
+/// Integer power by repeated squaring; negative exponents give what PyTorch gives (1, ±1 or 0).
+template <class T> T int_pow(T base, std::int64_t e) {
+  if (e < 0) {
+    if (base == T(1)) return T(1);
+    if constexpr (std::is_signed_v<T>) {
+      if (base == T(-1)) return (e % 2 == 0) ? T(1) : T(-1);
+    }
+    return T(0);
+  }
+  T result = 1;
+  while (e) {
+    if (e & 1) result = static_cast<T>(result * base);
+    base = static_cast<T>(base * base);
+    e >>= 1;
+  }
+  return result;
+}
+
+/// True division turns integer (and bool) inputs into float32, like torch.div / Python's `/`.
+DType compute_dtype(Bin op, DType promoted) {
+  if (op == Bin::Div && !is_floating_point(promoted)) return kFloat32;
+  return promoted;
+}
+
+void check_args(Bin op, const char* name, DType compute, const Scalar& alpha) {
+  if (op == Bin::Sub && compute == kBool) {
+    throw DTypeError(std::string(name) + ": subtraction of two bool tensors is not supported (as in PyTorch). "
+                     "Hint: to flip a mask use logical xor, or convert first with .to(kd::kInt64).");
+  }
+  if (op == Bin::Add || op == Bin::Sub) {
+    if (!is_floating_point(compute) && alpha.is_floating_point()) {
+      throw DTypeError(std::string(name) + ": for integral inputs (" + dname(compute) + ") alpha must not be a "
+                       "floating-point number (got " + std::to_string(alpha.to_double()) + "). Hint: convert "
+                       "the tensors to float first, e.g. .to(kd::kFloat32).");
+    }
+    if (compute != kBool && alpha.is_bool()) {
+      throw DTypeError(std::string(name) + ": a bool alpha is only supported for bool results (the result is " +
+                       dname(compute) + "). Hint: pass alpha as a number, e.g. 1.");
+    }
+  }
+}
+
+/// out = op(a, b); a and b already have out's dtype T and broadcast to out's shape.
+template <class T>
+void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  // static_cast<T> keeps integer promotion (uint8 + uint8 is computed in int) from leaking out and
+  // makes bool arithmetic logical (True + True == True), as in PyTorch.
+  switch (op) {
+    case Bin::Add:
+    case Bin::Sub: {
+      const bool sub = op == Bin::Sub;
+      if (alpha.to_double() == 1.0 && !alpha.is_bool()) {
+        if (sub) binary_loop<T, T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x - y); });
+        else binary_loop<T, T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x + y); });
+      } else {
+        const T al = alpha.to<T>();
+        if (sub) binary_loop<T, T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x - al * y); });
+        else binary_loop<T, T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x + al * y); });
+      }
+      return;
+    }
+    case Bin::Mul:
+      binary_loop<T, T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+      return;
+    case Bin::Div:
+      if constexpr (std::is_floating_point_v<T>) {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) { return x / y; });
+        return;
+      }
+      break;  // compute_dtype() never asks for integer division
+    case Bin::Pow:
+      if constexpr (std::is_floating_point_v<T>) {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
+      } else if constexpr (std::is_same_v<T, bool>) {
+        binary_loop<T, T, T>(out, a, b, [](bool x, bool y) { return x || !y; });
+      } else {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) { return int_pow<T>(x, static_cast<std::int64_t>(y)); });
+      }
+      return;
+    // NaN wins in maximum/minimum (x != x is true only for NaN), like torch.maximum.
+    case Bin::Maximum:
+      binary_loop<T, T, T>(out, a, b, [](T x, T y) { return (x > y || x != x) ? x : y; });
+      return;
+    case Bin::Minimum:
+      binary_loop<T, T, T>(out, a, b, [](T x, T y) { return (x < y || x != x) ? x : y; });
+      return;
+  }
+  throw DTypeError(std::string(op_name(op)) + ": unsupported dtype " + dname(dtype_of<T>()));
+}
+
+void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  dispatch(out.dtype(), op_name(op), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_kernel<T>(op, out, cast(a, out.dtype()), cast(b, out.dtype()), alpha);
+  });
+}
+
+/// The out-of-place op, without autograd recording.
+Tensor binary_forward(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  const char* name = op_name(op);
+  check_cpu(a, name);
+  check_cpu(b, name);
+  const DType compute = compute_dtype(op, result_type(a, b));
+  check_args(op, name, compute, alpha);
+  Tensor out = make_tensor(broadcast_shapes(a.shape(), b.shape(), name), compute);
+  run(op, out, a, b, alpha);
+  return out;
+}
+
+Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  Tensor out = binary_forward(op, a, b, alpha);
+  OpRecord rec{.op = op_name(op), .inputs = {a, b}};
+  if (op == Bin::Add || op == Bin::Sub) rec.scalars = {alpha.to_double()};
+  return record(std::move(rec), out);
+}
+
+/// True when two elements of `t` share one memory location (an expanded tensor): writing to it in
+/// place would be ambiguous.
+bool has_internal_overlap(const Tensor& t) {
+  for (std::int64_t d = 0; d < t.dim(); ++d)
+    if (t.stride(d) == 0 && t.size(d) > 1) return true;
+  return false;
+}
+
+bool same_geometry(const Tensor& a, const Tensor& b) {
+  return a.raw_data_ptr() == b.raw_data_ptr() && a.shape() == b.shape() && a.strides() == b.strides();
+}
+
+/// self = op(self, other), written into self's own memory.
+Tensor& binary_inplace(Bin op, Tensor& self, const Tensor& other, const Scalar& alpha, const char* name) {
+  check_cpu(self, name);
+  check_cpu(other, name);
+  check_inplace(self, name);
+  if (needs_grad(other)) {
+    throw AutogradError(std::string(name) + ": the other operand requires grad, but in-place ops are not "
+                        "recorded by Kindling's autograd. Hint: use the out-of-place form, e.g. `y = y + x`.");
+  }
+  const DType compute = compute_dtype(op, result_type(self, other));
+  if (!can_cast(compute, self.dtype())) {
+    throw DTypeError(std::string(name) + ": result type " + torch_type_name(compute) +
+                     " can't be cast to the desired output type " + torch_type_name(self.dtype()) + " (the " +
+                     op_name(op) + " of " + dname(self.dtype()) + " and " + dname(other.dtype()) + " is " +
+                     dname(compute) + "). Hint: use the out-of-place form, or convert self first with .to(" +
+                     (is_floating_point(compute) ? "kd::kFloat32" : "kd::kInt64") + ").");
+  }
+  const Shape shape = broadcast_shapes(self.shape(), other.shape(), name);
+  if (shape != self.shape()) {
+    throw ShapeError(std::string(name) + ": output with shape " + shape_str(self.shape()) +
+                     " doesn't match the broadcast shape " + shape_str(shape) + " (other has shape " +
+                     shape_str(other.shape()) + "). Hint: an in-place op cannot change self's shape; use "
+                     "the out-of-place form, e.g. `x = x + y`.");
+  }
+  if (has_internal_overlap(self)) {
+    throw ValueError(std::string(name) + ": more than one element of the written-to tensor (shape " +
+                     shape_str(self.shape()) + ", strides " + shape_str(self.strides()) + ") refers to a "
+                     "single memory location (it is an expanded view). Hint: clone() it first.");
+  }
+  check_args(op, name, compute, alpha);
+  const bool aliased = self.shares_storage(other) && !same_geometry(self, other);
+  if (compute == self.dtype() && !aliased) {
+    run(op, self, self, other, alpha);  // elementwise: each output reads only its own input element
+  } else {
+    // Other dtype, or `other` overlaps self in another layout (x.add_(x.t())): compute aside, copy in.
+    Tensor tmp = make_tensor(self.shape(), compute);
+    run(op, tmp, self, other, alpha);
+    copy_into(self, tmp);
+  }
+  self.storage()->bump_version();
+  return self;
+}
+
+/// A Python number as a 0-d tensor of the dtype `t ⊕ s` computes in (PyTorch's "wrapped number").
+Tensor wrap(const Tensor& t, const Scalar& s) {
+  check_defined(t, "scalar op");
+  return scalar_to_tensor(s, result_type(t, s));
+}
+
+}  // namespace
+
+// ---- free functions --------------------------------------------------------------------------------
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(Bin::Add, a, b, alpha); }
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(Bin::Sub, a, b, alpha); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(Bin::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(Bin::Div, a, b); }
+Tensor pow(const Tensor& a, const Tensor& exponent) { return binary(Bin::Pow, a, exponent); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(Bin::Maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(Bin::Minimum, a, b); }
+
+Tensor pow(const Tensor& a, Scalar exponent) {
+  check_cpu(a, "pow");
+  const DType dt = result_type(a, exponent);
+  if (!is_floating_point(dt) && !exponent.is_floating_point() && exponent.to_int() < 0) {
+    throw ValueError("pow: integers to negative integer powers are not allowed (" + dname(a.dtype()) +
+                     " tensor of shape " + shape_str(a.shape()) + " to the power " +
+                     std::to_string(exponent.to_int()) + "). Hint: convert first, e.g. "
+                     "x.to(kd::kFloat32).pow(-1).");
+  }
+  Tensor out = make_tensor(a.shape(), dt);
+  const Tensor x = cast(a, dt);
+  dispatch(dt, "pow", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      // The exponents PyTorch special-cases get the same cheap (and exact-as-possible) formulas.
+      const T e = exponent.to<T>();
+      if (e == T(2)) unary_loop<T, T>(out, x, [](T v) { return v * v; });
+      else if (e == T(3)) unary_loop<T, T>(out, x, [](T v) { return v * v * v; });
+      else if (e == T(0.5)) unary_loop<T, T>(out, x, [](T v) { return std::sqrt(v); });
+      else if (e == T(-0.5)) unary_loop<T, T>(out, x, [](T v) { return T(1) / std::sqrt(v); });
+      else if (e == T(-1)) unary_loop<T, T>(out, x, [](T v) { return T(1) / v; });
+      else if (e == T(-2)) unary_loop<T, T>(out, x, [](T v) { return T(1) / (v * v); });
+      else unary_loop<T, T>(out, x, [e](T v) { return std::pow(v, e); });
+    } else if constexpr (std::is_same_v<T, bool>) {
+      const bool e = exponent.to<bool>();
+      unary_loop<T, T>(out, x, [e](bool v) { return v || !e; });
+    } else {
+      const std::int64_t e = exponent.to_int();
+      unary_loop<T, T>(out, x, [e](T v) { return int_pow<T>(v, e); });
+    }
+  });
+  return record({.op = "pow_scalar", .inputs = {a}, .scalars = {exponent.to_double()}}, out);
+}
+
+// ---- methods -----------------------------------------------------------------------------------------
+Tensor Tensor::add(const Tensor& other, Scalar alpha) const { return kindling::add(*this, other, alpha); }
+Tensor Tensor::sub(const Tensor& other, Scalar alpha) const { return kindling::sub(*this, other, alpha); }
+Tensor Tensor::mul(const Tensor& other) const { return kindling::mul(*this, other); }
+Tensor Tensor::div(const Tensor& other) const { return kindling::div(*this, other); }
+Tensor Tensor::pow(const Tensor& exponent) const { return kindling::pow(*this, exponent); }
+Tensor Tensor::pow(Scalar exponent) const { return kindling::pow(*this, exponent); }
+Tensor Tensor::maximum(const Tensor& other) const { return kindling::maximum(*this, other); }
+Tensor Tensor::minimum(const Tensor& other) const { return kindling::minimum(*this, other); }
+
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) { return binary_inplace(Bin::Add, *this, other, alpha, "add_"); }
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) { return binary_inplace(Bin::Sub, *this, other, alpha, "sub_"); }
+Tensor& Tensor::mul_(const Tensor& other) { return binary_inplace(Bin::Mul, *this, other, 1, "mul_"); }
+Tensor& Tensor::div_(const Tensor& other) { return binary_inplace(Bin::Div, *this, other, 1, "div_"); }
+Tensor& Tensor::add_(Scalar other) { return binary_inplace(Bin::Add, *this, wrap(*this, other), 1, "add_"); }
+Tensor& Tensor::sub_(Scalar other) { return binary_inplace(Bin::Sub, *this, wrap(*this, other), 1, "sub_"); }
+Tensor& Tensor::mul_(Scalar other) { return binary_inplace(Bin::Mul, *this, wrap(*this, other), 1, "mul_"); }
+Tensor& Tensor::div_(Scalar other) { return binary_inplace(Bin::Div, *this, wrap(*this, other), 1, "div_"); }
+
+// ---- operators -------------------------------------------------------------------------------------
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, wrap(a, b)); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, wrap(a, b)); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, wrap(a, b)); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, wrap(a, b)); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(wrap(b, a), b); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap(b, a), b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(wrap(b, a), b); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(wrap(b, a), b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, Scalar b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, Scalar b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, Scalar b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, Scalar b) { return a.div_(b); }
+
+}  // namespace kindling

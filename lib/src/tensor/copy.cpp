@@ -1,0 +1,195 @@
+// Copies and conversions: contiguous, clone, detach, to(dtype/device), and the in-place writers
+// copy_, fill_, zero_. The strided copy loop itself is detail::copy_into (tensor.cpp).
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "internal.hpp"
+
+namespace kindling {
+namespace detail {
+
+namespace {
+
+// c10's is_non_overlapping_and_dense: the elements tile one block of memory exactly, in some
+// order of the dimensions (a transposed matrix does; a strided slice or an expanded tensor does not).
+bool non_overlapping_and_dense(const Shape& shape, const Strides& strides) {
+  if (numel_of(shape) == 0) return true;
+  if (shape.size() == 1) return shape[0] < 2 || strides[0] == 1;
+  std::vector<std::size_t> perm(shape.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  // Innermost (smallest stride) first; size-0/1 dims last, they do not matter.
+  std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
+    if (shape[a] < 2) return false;
+    if (shape[b] < 2) return true;
+    return strides[a] < strides[b];
+  });
+  std::int64_t required = 1;
+  for (std::size_t d : perm) {
+    if (shape[d] < 2) return true;
+    if (strides[d] != required) return false;
+    required *= shape[d];
+  }
+  return true;
+}
+
+// ATen's infer_dense_strides: compact strides that keep the order of the input's dimensions in
+// memory. Insertion sort where stride-0 dims compare as "ambiguous" and so stay where they are.
+Strides infer_dense_strides(const Shape& shape, const Strides& strides) {
+  const std::size_t n = shape.size();
+  if (n == 0) return {};
+  if (n == 1) return {1};
+  std::vector<std::size_t> perm(n);
+  for (std::size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;  // n-1, ..., 0: innermost first
+  auto should_swap = [&](std::size_t d0, std::size_t d1) {
+    if (strides[d0] == 0 || strides[d1] == 0) return 0;
+    if (strides[d0] < strides[d1]) return -1;
+    if (strides[d0] > strides[d1]) return 1;
+    return shape[d0] > shape[d1] ? 1 : 0;
+  };
+  for (std::size_t i = 1; i < n; ++i) {
+    std::size_t d1 = i;
+    for (std::size_t d0 = i; d0-- > 0;) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  Strides out(n);
+  std::int64_t step = 1;
+  for (std::size_t d : perm) {
+    out[d] = step;
+    if (shape[d] > 1) step *= shape[d];
+  }
+  return out;
+}
+
+}  // namespace
+
+// PyTorch's "preserve_format" (clone, to, empty_like): a tensor whose elements tile memory densely
+// (e.g. a transposed matrix) keeps its strides exactly; any other keeps its dimensions' memory
+// order with compact strides (an expanded or strided-slice tensor becomes row-major-like).
+Tensor empty_preserving_strides(const Tensor& like, DType dtype) {
+  Tensor out = make_tensor(like.shape(), dtype, like.device());
+  out.impl()->strides = non_overlapping_and_dense(like.shape(), like.strides())
+                            ? like.strides()
+                            : infer_dense_strides(like.shape(), like.strides());
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+// Writing into an expanded tensor would write several values into one memory location (PyTorch
+// refuses too).
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  for (std::int64_t i = 0; i < t.dim(); ++i) {
+    if (t.strides()[i] == 0 && t.shape()[i] > 1) {
+      throw ValueError(std::string(op) + ": the destination of shape " + shape_str(t.shape()) +
+                       " has stride 0 in dimension " + std::to_string(i) + " (it was made by expand), so several "
+                       "of its elements share one memory location. Hint: call .clone() (or contiguous()) on it "
+                       "first.");
+    }
+  }
+}
+
+bool same_geometry(const Tensor& a, const Tensor& b) {
+  return a.storage_offset() == b.storage_offset() && a.shape() == b.shape() && a.strides() == b.strides();
+}
+}  // namespace
+
+Tensor Tensor::contiguous() const {
+  detail::check_defined(*this, "contiguous");
+  if (is_contiguous()) return *this;
+  Tensor out = detail::make_tensor(shape(), dtype(), device());
+  detail::check_cpu(*this, "contiguous");
+  detail::copy_into(out, *this);
+  return detail::record({.op = "clone", .inputs = {*this}}, out);
+}
+
+Tensor Tensor::clone() const {
+  detail::check_cpu(*this, "clone");
+  Tensor out = detail::empty_preserving_strides(*this, dtype());
+  detail::copy_into(out, *this);
+  return detail::record({.op = "clone", .inputs = {*this}}, out);
+}
+
+Tensor Tensor::detach() const {
+  detail::check_defined(*this, "detach");
+  // Same storage (and so the same version counter), but a fresh TensorImpl without autograd meta.
+  return detail::make_view(*this, shape(), strides(), storage_offset());
+}
+
+Tensor Tensor::to(DType target) const {
+  detail::check_defined(*this, "to");
+  if (dtype() == target) return *this;
+  detail::check_cpu(*this, "to");
+  Tensor out = detail::empty_preserving_strides(*this, target);
+  detail::copy_into(out, *this);
+  // Only a floating result can carry a gradient (an int64 copy of x is not differentiable).
+  if (!kindling::is_floating_point(target)) return out;
+  return detail::record({.op = "to_dtype", .inputs = {*this}}, out);
+}
+
+Tensor Tensor::to(Device target) const {
+  detail::check_defined(*this, "to");
+  if (device() == target) return *this;
+  throw DeviceError("to: cannot copy a tensor from " + device().str() + " to " + target.str() +
+                    ": this build has no " + target.str() + " support. Hint: CUDA comes with chapter 8 "
+                    "(kindling_cuda, built when nvcc is found); run `kindling_doctor` to check.");
+}
+
+Tensor Tensor::to(const TensorOptions& options) const {
+  // options.requires_grad is not applied: to() converts, it does not change autograd flags.
+  return to(options.dtype).to(options.device);
+}
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  detail::check_cpu(*this, "copy_");
+  detail::check_cpu(src, "copy_");
+  detail::check_inplace(*this, "copy_");
+  const Shape b = broadcast_shapes(shape(), src.shape(), "copy_");
+  if (b != shape()) {
+    throw ShapeError("copy_: the source of shape " + shape_str(src.shape()) +
+                     " cannot be broadcast to the destination's shape " + shape_str(shape()) +
+                     ". Hint: the source may have fewer or size-1 dimensions, never more or larger ones.");
+  }
+  check_no_internal_overlap(*this, "copy_");
+  if (shares_storage(src)) {
+    // Writing a tensor into an overlapping view of itself (x.copy_(x.t())) would read values it has
+    // already overwritten: go through a temporary.
+    if (!same_geometry(*this, src) || src.dtype() != dtype()) {
+      Tensor tmp = detail::make_tensor(src.shape(), src.dtype());
+      detail::copy_into(tmp, src);
+      detail::copy_into(*this, tmp);
+    }
+  } else {
+    detail::copy_into(*this, src);
+  }
+  storage()->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::fill_(Scalar value) {
+  detail::check_cpu(*this, "fill_");
+  detail::check_inplace(*this, "fill_");
+  check_no_internal_overlap(*this, "fill_");
+  detail::copy_into(*this, detail::scalar_to_tensor(value, dtype()));
+  storage()->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::zero_() {
+  detail::check_cpu(*this, "zero_");
+  detail::check_inplace(*this, "zero_");
+  check_no_internal_overlap(*this, "zero_");
+  detail::copy_into(*this, detail::scalar_to_tensor(0, dtype()));
+  storage()->bump_version();
+  return *this;
+}
+
+}  // namespace kindling

@@ -1,0 +1,312 @@
+// Reductions: sum, mean, max/min (whole tensor and along a dim, with indices), argmax/argmin, var/std.
+//
+// dtype rules are PyTorch's: sum of bool/uint8/int64 gives int64 (so counting a mask never overflows
+// a byte); mean/var/std need a floating tensor. float32 sums are accumulated in float64 (pairwise
+// within a row), so the result is as close to the exact sum as float32 can hold — like torch.sum's
+// cascade summation, and unlike a naive running float sum whose error grows with the length.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "dispatch.hpp"
+#include "internal.hpp"
+#include "op_helpers.hpp"
+#include "reduce.hpp"
+
+namespace kindling {
+namespace {
+using namespace detail;
+
+// ---- sum / mean --------------------------------------------------------------------------------------
+
+/// acc (keepdim shape, zero-initialised) += x summed over the dims where acc has size 1.
+template <class In, class Acc> void sum_into(const Tensor& acc, const Tensor& x) {
+  reduce_loop(acc, x, [](char* a, char* xp, std::int64_t sa, std::int64_t sx, std::int64_t n) {
+    if (sa == 0) {  // a whole row into one number: x.sum(-1)
+      Acc t = 0;
+      if (sx == static_cast<std::int64_t>(sizeof(In))) {
+        t = pairwise_sum<In, Acc>(reinterpret_cast<const In*>(xp), n);
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) t += static_cast<Acc>(*reinterpret_cast<const In*>(xp + i * sx));
+      }
+      *reinterpret_cast<Acc*>(a) += t;
+    } else if (sa == static_cast<std::int64_t>(sizeof(Acc)) && sx == static_cast<std::int64_t>(sizeof(In))) {
+      // rows add into a row of accumulators: x.sum(0) of a [rows, cols] tensor — vectorised.
+      Acc* __restrict ap = reinterpret_cast<Acc*>(a);
+      const In* xq = reinterpret_cast<const In*>(xp);
+      for (std::int64_t i = 0; i < n; ++i) ap[i] += static_cast<Acc>(xq[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Acc*>(a + i * sa) += static_cast<Acc>(*reinterpret_cast<const In*>(xp + i * sx));
+    }
+  });
+}
+
+/// The sum over the masked dims, in keepdim shape, accumulated in float64 (floating inputs) or
+/// int64 (bool/integer inputs).
+Tensor sum_acc(const Tensor& x, const std::vector<bool>& mask) {
+  const DType acc_dtype = is_floating_point(x.dtype()) ? kFloat64 : kInt64;
+  Tensor acc = make_tensor(reduced_shape(x.shape(), mask, /*keepdim=*/true), acc_dtype);
+  std::memset(acc.raw_data_ptr(), 0, acc.nbytes());
+  dispatch(x.dtype(), "sum", [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<In>) sum_into<In, double>(acc, x);
+    else sum_into<In, std::int64_t>(acc, x);
+  });
+  return acc;
+}
+
+/// The contiguous accumulator seen in the final shape and converted to the result dtype.
+Tensor finish(const Tensor& acc, const Shape& out_shape, DType out_dtype) {
+  return cast(make_view(acc, out_shape, contiguous_strides(out_shape), acc.storage_offset()), out_dtype);
+}
+
+Tensor sum_impl(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, bool all) {
+  check_cpu(x, "sum");
+  const auto mask = reduce_mask(x, dims, "sum");
+  const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
+  Tensor out = finish(sum_acc(x, mask), reduced_shape(x.shape(), mask, keepdim), out_dtype);
+  return record({.op = "sum", .inputs = {x}, .ints = all ? std::vector<std::int64_t>{} : mask_dims(mask),
+                 .flag = keepdim},
+                out);
+}
+
+Tensor mean_impl(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, bool all) {
+  check_cpu(x, "mean");
+  if (!x.is_floating_point()) {
+    throw DTypeError("mean: could not infer the output dtype: the input is " + dname(x.dtype()) + " (shape " +
+                     shape_str(x.shape()) + "), but mean needs a floating-point tensor. Hint: convert "
+                     "first, e.g. x.to(kd::kFloat32).mean().");
+  }
+  const auto mask = reduce_mask(x, dims, "mean");
+  Tensor acc = sum_acc(x, mask);
+  // An empty reduction divides 0 by 0 and gives NaN, as in PyTorch.
+  const double n = static_cast<double>(reduced_count(x.shape(), mask));
+  double* p = acc.data_ptr<double>();
+  for (std::int64_t i = 0; i < acc.numel(); ++i) p[i] /= n;
+  Tensor out = finish(acc, reduced_shape(x.shape(), mask, keepdim), x.dtype());
+  return record({.op = "mean", .inputs = {x}, .ints = all ? std::vector<std::int64_t>{} : mask_dims(mask),
+                 .flag = keepdim},
+                out);
+}
+
+// ---- max / min / argmax / argmin ---------------------------------------------------------------------
+
+/// Best element of a strided lane and its index: the first occurrence wins ties, and the first NaN
+/// wins over everything (NaN propagates, as in torch.max).
+template <class T, bool IsMax>
+void best_in_lane(const char* p, std::int64_t stride, std::int64_t n, T& best, std::int64_t& best_i) {
+  best = *reinterpret_cast<const T*>(p);
+  best_i = 0;
+  if (best != best) return;
+  for (std::int64_t i = 1; i < n; ++i) {
+    const T v = *reinterpret_cast<const T*>(p + i * stride);
+    if (v != v) {
+      best = v;
+      best_i = i;
+      return;
+    }
+    if (IsMax ? v > best : v < best) {
+      best = v;
+      best_i = i;
+    }
+  }
+}
+
+void refuse_empty_all(const Tensor& x, const char* op) {
+  if (x.numel() == 0) {
+    throw ValueError(std::string(op) + ": the input is empty (shape " + shape_str(x.shape()) + ") and " + op +
+                     " has no identity element. Hint: pass a dim (" + op + "(dim)) or check numel() first.");
+  }
+}
+
+/// (values, indices) along dim; values keep x's dtype, indices are int64.
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max,
+                                      const char* op) {
+  check_cpu(x, op);
+  const std::int64_t d = wrap_dim(dim, x.dim(), op);
+  if (x.dim() > 0 && x.size(d) == 0) {
+    throw IndexError(std::string(op) + ": expected reduction dim " + std::to_string(d) + " to have non-zero "
+                     "size, but the input has shape " + shape_str(x.shape()) + ". Hint: " + op + " of no "
+                     "elements is undefined; check the size first.");
+  }
+  std::vector<bool> mask(x.dim(), false);
+  if (x.dim() > 0) mask[d] = true;
+  const Shape out_shape = reduced_shape(x.shape(), mask, keepdim);
+  Tensor values = make_tensor(out_shape, x.dtype());
+  Tensor indices = make_tensor(out_shape, kInt64);
+  dispatch(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* vp = values.data_ptr<T>();
+    std::int64_t* ip = indices.data_ptr<std::int64_t>();
+    for_each_lane(x, d, [&](const char* p, std::int64_t s, std::int64_t n, std::int64_t k) {
+      if (is_max) best_in_lane<T, true>(p, s, n, vp[k], ip[k]);
+      else best_in_lane<T, false>(p, s, n, vp[k], ip[k]);
+    });
+  });
+  return {values, indices};
+}
+
+/// Largest/smallest element as a 0-d tensor.
+Tensor extreme_all(const Tensor& x, bool is_max, const char* op) {
+  check_cpu(x, op);
+  refuse_empty_all(x, op);
+  Tensor acc = make_tensor(Shape(x.dim(), 1), x.dtype());
+  dispatch(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    *acc.data_ptr<T>() = *static_cast<const T*>(x.raw_data_ptr());  // element [0, 0, ...]
+    reduce_loop(acc, x, [is_max](char* a, char* xp, std::int64_t, std::int64_t sx, std::int64_t n) {
+      // acc has one element, so every row reduces into it (its stride is 0).
+      T m = *reinterpret_cast<T*>(a);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T v = *reinterpret_cast<const T*>(xp + i * sx);
+        const bool better = is_max ? v > m : v < m;
+        m = (better || v != v) ? v : m;  // once m is NaN nothing is "better", so NaN sticks
+      }
+      *reinterpret_cast<T*>(a) = m;
+    });
+  });
+  return make_view(acc, {}, {}, 0);
+}
+
+/// Index of the best element of the flattened tensor (0-d int64).
+Tensor arg_all(const Tensor& x, bool is_max, const char* op) {
+  check_cpu(x, op);
+  refuse_empty_all(x, op);
+  const Tensor xc = contiguous_copy(x);
+  const Tensor flat = make_view(xc, {xc.numel()}, {1}, xc.storage_offset());
+  return extreme_dim(flat, 0, false, is_max, op).second;
+}
+
+// ---- var / std ---------------------------------------------------------------------------------------
+
+void check_var_dtype(const Tensor& x, const char* op) {
+  if (!x.is_floating_point()) {
+    throw DTypeError(std::string(op) + ": only floating-point tensors are supported (got " + dname(x.dtype()) +
+                     ", shape " + shape_str(x.shape()) + "). Hint: convert first, e.g. x.to(kd::kFloat32)." +
+                     op + "().");
+  }
+}
+
+/// `dim` value meaning "reduce every element" for var_impl.
+constexpr std::int64_t kAllDims = INT64_MIN;
+
+/// Variance of each lane along `dim` (all elements when dim == kAllDims), two passes in float64:
+/// mean first, then the sum of squared deviations — accurate even when the mean is large.
+Tensor var_impl(const Tensor& x, std::int64_t dim, bool keepdim, std::int64_t correction, const char* op) {
+  check_cpu(x, op);
+  check_var_dtype(x, op);
+  Tensor src = x;
+  std::int64_t d = 0;
+  Shape out_shape;
+  if (dim == kAllDims) {  // all elements: one lane over the flattened tensor
+    const Tensor xc = contiguous_copy(x);
+    src = make_view(xc, {xc.numel()}, {1}, xc.storage_offset());
+  } else {
+    d = wrap_dim(dim, x.dim(), op);
+    std::vector<bool> mask(x.dim(), false);
+    if (x.dim() > 0) mask[d] = true;
+    out_shape = reduced_shape(x.shape(), mask, keepdim);
+  }
+  Tensor out = make_tensor(out_shape, x.dtype());
+  dispatch_floating(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* op_ = out.data_ptr<T>();
+    for_each_lane(src, d, [&](const char* p, std::int64_t s, std::int64_t n, std::int64_t k) {
+      auto at = [&](std::int64_t i) { return static_cast<double>(*reinterpret_cast<const T*>(p + i * s)); };
+      double mean = 0;
+      if (s == static_cast<std::int64_t>(sizeof(T))) mean = pairwise_sum<T, double>(reinterpret_cast<const T*>(p), n);
+      else for (std::int64_t i = 0; i < n; ++i) mean += at(i);
+      mean /= static_cast<double>(n);
+      double ss = 0;
+      for (std::int64_t i = 0; i < n; ++i) ss += (at(i) - mean) * (at(i) - mean);
+      // PyTorch divides by max(0, n - correction): 0/0 gives NaN, x/0 gives inf.
+      const double denom = std::max<double>(0.0, static_cast<double>(n - correction));
+      op_[k] = static_cast<T>(ss / denom);
+    });
+  });
+  return out;
+}
+
+Tensor var_all(const Tensor& x, std::int64_t correction, const char* op) {
+  return var_impl(x, kAllDims, false, correction, op);
+}
+
+void sqrt_in_place(Tensor& t) {
+  dispatch_floating(t.dtype(), "std", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data_ptr<T>();
+    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = std::sqrt(p[i]);
+  });
+}
+
+}  // namespace
+
+// ---- methods -----------------------------------------------------------------------------------------
+Tensor Tensor::sum() const { return sum_impl(*this, {}, false, true); }
+Tensor Tensor::sum(const std::vector<std::int64_t>& dims, bool keepdim) const {
+  return sum_impl(*this, dims, keepdim, dims.empty());
+}
+Tensor Tensor::sum(std::int64_t dim, bool keepdim) const { return sum_impl(*this, {dim}, keepdim, false); }
+
+Tensor Tensor::mean() const { return mean_impl(*this, {}, false, true); }
+Tensor Tensor::mean(const std::vector<std::int64_t>& dims, bool keepdim) const {
+  return mean_impl(*this, dims, keepdim, dims.empty());
+}
+Tensor Tensor::mean(std::int64_t dim, bool keepdim) const { return mean_impl(*this, {dim}, keepdim, false); }
+
+Tensor Tensor::max() const {
+  return detail::record({.op = "max_all", .inputs = {*this}}, extreme_all(*this, true, "max"));
+}
+Tensor Tensor::min() const {
+  return detail::record({.op = "min_all", .inputs = {*this}}, extreme_all(*this, false, "min"));
+}
+
+std::pair<Tensor, Tensor> Tensor::max(std::int64_t dim, bool keepdim) const {
+  auto [values, indices] = extreme_dim(*this, dim, keepdim, true, "max");
+  std::vector<Tensor> outs{values, indices};
+  detail::record({.op = "max_dim", .inputs = {*this}, .ints = {wrap_dim(dim, this->dim(), "max")}, .flag = keepdim},
+                 outs);
+  return {outs[0], outs[1]};
+}
+std::pair<Tensor, Tensor> Tensor::min(std::int64_t dim, bool keepdim) const {
+  auto [values, indices] = extreme_dim(*this, dim, keepdim, false, "min");
+  std::vector<Tensor> outs{values, indices};
+  detail::record({.op = "min_dim", .inputs = {*this}, .ints = {wrap_dim(dim, this->dim(), "min")}, .flag = keepdim},
+                 outs);
+  return {outs[0], outs[1]};
+}
+
+Tensor Tensor::argmax() const { return arg_all(*this, true, "argmax"); }
+Tensor Tensor::argmin() const { return arg_all(*this, false, "argmin"); }
+Tensor Tensor::argmax(std::int64_t dim, bool keepdim) const {
+  return extreme_dim(*this, dim, keepdim, true, "argmax").second;
+}
+Tensor Tensor::argmin(std::int64_t dim, bool keepdim) const {
+  return extreme_dim(*this, dim, keepdim, false, "argmin").second;
+}
+
+Tensor Tensor::var(std::int64_t correction) const {
+  return detail::record({.op = "var", .inputs = {*this}, .ints = {correction}}, var_all(*this, correction, "var"));
+}
+Tensor Tensor::var(std::int64_t dim, bool keepdim, std::int64_t correction) const {
+  Tensor out = var_impl(*this, dim, keepdim, correction, "var");
+  return detail::record(
+      {.op = "var", .inputs = {*this}, .ints = {correction, wrap_dim(dim, this->dim(), "var")}, .flag = keepdim},
+      out);
+}
+Tensor Tensor::std(std::int64_t correction) const {
+  Tensor out = var_all(*this, correction, "std");
+  sqrt_in_place(out);
+  return detail::record({.op = "std", .inputs = {*this}, .ints = {correction}}, out);
+}
+Tensor Tensor::std(std::int64_t dim, bool keepdim, std::int64_t correction) const {
+  Tensor out = var_impl(*this, dim, keepdim, correction, "std");
+  sqrt_in_place(out);
+  return detail::record(
+      {.op = "std", .inputs = {*this}, .ints = {correction, wrap_dim(dim, this->dim(), "std")}, .flag = keepdim},
+      out);
+}
+
+}  // namespace kindling

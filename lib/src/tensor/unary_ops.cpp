@@ -1,0 +1,174 @@
+// Elementwise unary math: neg, abs, exp, log, sqrt, tanh, sigmoid, relu, clamp.
+//
+// Dtype rules follow PyTorch: neg/abs/relu/clamp keep the input's dtype (integers stay integers), while
+// the transcendental functions (exp, log, sqrt, tanh, sigmoid) turn integer and bool inputs into
+// float32 — torch.exp(torch.tensor([1, 2])) is a float tensor.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "dispatch.hpp"
+#include "internal.hpp"
+#include "kindling/tensor/ops.hpp"
+#include "loops.hpp"
+#include "op_helpers.hpp"
+
+namespace kindling {
+namespace {
+using namespace detail;
+
+void refuse_bool(const Tensor& x, const char* op, const char* hint) {
+  if (x.dtype() == kBool) {
+    throw DTypeError(std::string(op) + ": bool tensors are not supported (shape " + shape_str(x.shape()) +
+                     "). Hint: " + hint);
+  }
+}
+
+/// out = f(x) in x's floating dtype (float32 for integer/bool inputs); records `op`.
+template <class F> Tensor float_unary(const Tensor& x, const char* op, F f) {
+  check_cpu(x, op);
+  const DType dt = is_floating_point(x.dtype()) ? x.dtype() : kFloat32;
+  Tensor out = make_tensor(x.shape(), dt);
+  const Tensor xc = cast(x, dt);
+  dispatch_floating(dt, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unary_loop<T, T>(out, xc, [&f](T v) { return static_cast<T>(f(v)); });
+  });
+  return record({.op = op, .inputs = {x}}, out);
+}
+
+/// out = f(x) in x's own dtype; records `op`.
+template <class F> Tensor same_dtype_unary(const Tensor& x, const char* op, F f) {
+  check_cpu(x, op);
+  Tensor out = make_tensor(x.shape(), x.dtype());
+  dispatch(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unary_loop<T, T>(out, x, [&f](T v) { return static_cast<T>(f(v)); });
+  });
+  return record({.op = op, .inputs = {x}}, out);
+}
+
+/// The dtype clamp computes in: the input's, raised by the bounds like `x + bound` would be.
+DType clamp_dtype(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
+                  const char* op) {
+  if (!lo && !hi) {
+    throw ValueError(std::string(op) + ": at least one of 'min' or 'max' must be given (both are "
+                     "std::nullopt). Hint: x.clamp(0) keeps x >= 0; x.clamp(std::nullopt, 1) keeps x <= 1.");
+  }
+  DType dt = x.dtype();
+  if (lo) dt = promote_with_scalar(dt, *lo);
+  if (hi) dt = promote_with_scalar(dt, *hi);
+  return dt;
+}
+
+/// out = clamp(x, lo, hi); NaN stays NaN, and min > max gives max everywhere (as in PyTorch).
+void clamp_kernel(const Tensor& out, const Tensor& x, const std::optional<Scalar>& lo,
+                  const std::optional<Scalar>& hi) {
+  dispatch(out.dtype(), "clamp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Tensor xc = cast(x, out.dtype());
+    const T l = lo ? lo->to<T>() : T(0), h = hi ? hi->to<T>() : T(0);
+    if (lo && hi) {
+      unary_loop<T, T>(out, xc, [l, h](T v) {
+        const T r = v < l ? l : v;
+        return r > h ? h : r;
+      });
+    } else if (lo) {
+      unary_loop<T, T>(out, xc, [l](T v) { return v < l ? l : v; });
+    } else {
+      unary_loop<T, T>(out, xc, [h](T v) { return v > h ? h : v; });
+    }
+  });
+}
+
+double bound_or_nan(const std::optional<Scalar>& s) {
+  return s ? s->to_double() : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace
+
+// ---- free functions --------------------------------------------------------------------------------
+Tensor neg(const Tensor& x) {
+  refuse_bool(x, "neg", "to invert a mask use logical_not, e.g. `mask == false`.");
+  return same_dtype_unary(x, "neg", [](auto v) { return -v; });
+}
+
+Tensor abs(const Tensor& x) {
+  refuse_bool(x, "abs", "convert first, e.g. .to(kd::kInt64).");
+  return same_dtype_unary(x, "abs", [](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_floating_point_v<T>) return std::abs(v);
+    else if constexpr (std::is_unsigned_v<T>) return v;
+    else return v < 0 ? static_cast<T>(-v) : v;
+  });
+}
+
+Tensor exp(const Tensor& x) { return float_unary(x, "exp", [](auto v) { return std::exp(v); }); }
+Tensor log(const Tensor& x) { return float_unary(x, "log", [](auto v) { return std::log(v); }); }
+Tensor sqrt(const Tensor& x) { return float_unary(x, "sqrt", [](auto v) { return std::sqrt(v); }); }
+Tensor tanh(const Tensor& x) { return float_unary(x, "tanh", [](auto v) { return std::tanh(v); }); }
+
+Tensor sigmoid(const Tensor& x) {
+  // 1 / (1 + e^-x) overflows e^-x for very negative x; with e = e^-|x| (always in (0, 1]) both
+  // branches stay finite: σ(x) = 1/(1+e) for x >= 0 and e/(1+e) for x < 0.
+  return float_unary(x, "sigmoid", [](auto v) {
+    using T = decltype(v);
+    const T e = std::exp(-std::abs(v));
+    const T s = T(1) / (T(1) + e);
+    return v >= T(0) ? s : e * s;
+  });
+}
+
+Tensor relu(const Tensor& x) {
+  refuse_bool(x, "relu", "convert first, e.g. .to(kd::kFloat32).");
+  // `v < 0 ? 0 : v` (not `v > 0 ? v : 0`) lets NaN through, like PyTorch.
+  return same_dtype_unary(x, "relu", [](auto v) {
+    using T = decltype(v);
+    return v < T(0) ? T(0) : v;
+  });
+}
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_cpu(x, "clamp");
+  Tensor out = make_tensor(x.shape(), clamp_dtype(x, min, max, "clamp"));
+  clamp_kernel(out, x, min, max);
+  return record({.op = "clamp", .inputs = {x}, .scalars = {bound_or_nan(min), bound_or_nan(max)}}, out);
+}
+
+// ---- methods -----------------------------------------------------------------------------------------
+Tensor Tensor::neg() const { return kindling::neg(*this); }
+Tensor Tensor::abs() const { return kindling::abs(*this); }
+Tensor Tensor::exp() const { return kindling::exp(*this); }
+Tensor Tensor::log() const { return kindling::log(*this); }
+Tensor Tensor::sqrt() const { return kindling::sqrt(*this); }
+Tensor Tensor::tanh() const { return kindling::tanh(*this); }
+Tensor Tensor::sigmoid() const { return kindling::sigmoid(*this); }
+Tensor Tensor::relu() const { return kindling::relu(*this); }
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return kindling::clamp(*this, min, max);
+}
+
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_cpu(*this, "clamp_");
+  check_inplace(*this, "clamp_");
+  const DType dt = clamp_dtype(*this, min, max, "clamp_");
+  if (!can_cast(dt, dtype())) {
+    throw DTypeError(std::string("clamp_: result type ") + torch_type_name(dt) +
+                     " can't be cast to the desired output type " + torch_type_name(dtype()) +
+                     " (a floating bound on a " + dname(dtype()) + " tensor). Hint: use integer bounds, or "
+                     "the out-of-place clamp().");
+  }
+  if (dt == dtype()) {
+    clamp_kernel(*this, *this, min, max);
+  } else {
+    Tensor tmp = make_tensor(shape(), dt);
+    clamp_kernel(tmp, *this, min, max);
+    copy_into(*this, tmp);
+  }
+  storage()->bump_version();
+  return *this;
+}
+
+Tensor operator-(const Tensor& a) { return neg(a); }
+
+}  // namespace kindling

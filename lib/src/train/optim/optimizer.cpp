@@ -1,0 +1,77 @@
+// What every optimizer shares: parameter groups, zero_grad, and state-dict helpers.
+#include "kindling/optim/optimizer.hpp"
+
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/creation.hpp"
+
+namespace kindling::optim {
+
+void Optimizer::add_param_group_tensors(std::vector<Tensor> params, const char* name) {
+  if (params.empty()) {
+    throw ValueError(std::string(name) + ": got an empty parameter list. Hint: pass model.parameters() "
+                     "after the model's layers are registered.");
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Tensor& p = params[i];
+    if (!p.defined() || !p.is_floating_point()) {
+      throw DTypeError(std::string(name) + ": parameter " + std::to_string(i) +
+                       " is not a floating-point tensor; only float32/float64 tensors can be optimized.");
+    }
+    if (!p.is_leaf() || !p.requires_grad()) {
+      throw ValueError(std::string(name) + ": parameter " + std::to_string(i) + " (shape " + shape_str(p.shape()) +
+                       ") is not a leaf tensor that requires grad, so it would never get a .grad. Hint: "
+                       "optimize model.parameters(), or call requires_grad_() on your own tensors.");
+    }
+    if (!p.is_contiguous()) {
+      throw ValueError(std::string(name) + ": parameter " + std::to_string(i) +
+                       " is not contiguous; optimizers update parameters in place with one fused loop.");
+    }
+  }
+  params_.push_back(std::move(params));
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (auto& group : params_) {
+    for (auto& p : group) {
+      if (!p.grad().defined()) continue;
+      if (set_to_none) {
+        p.set_grad(Tensor());
+      } else {
+        Tensor g = p.grad();
+        g.zero_();
+      }
+    }
+  }
+}
+
+void Optimizer::set_lr(double lr) {
+  for (std::size_t g = 0; g < num_param_groups(); ++g) set_lr(lr, g);
+}
+
+namespace detail {
+Tensor scalar_state(double value) { return scalar_tensor(value, {.dtype = kFloat64}); }
+
+double read_scalar(const OptimizerState& state, const std::string& key, const char* optimizer) {
+  auto it = state.find(key);
+  if (it == state.end()) {
+    throw ValueError(std::string(optimizer) + ".load_state_dict: missing \"" + key +
+                     "\". Was this state saved by a different optimizer or parameter grouping?");
+  }
+  return it->second.item<double>();
+}
+
+Tensor read_buffer(const OptimizerState& state, const std::string& key, const Tensor& like,
+                   const char* optimizer) {
+  auto it = state.find(key);
+  if (it == state.end()) return Tensor();
+  if (it->second.shape() != like.shape()) {
+    throw ShapeError(std::string(optimizer) + ".load_state_dict: \"" + key + "\" has shape " +
+                     shape_str(it->second.shape()) + " but the parameter has shape " + shape_str(like.shape()) +
+                     ". Hint: load optimizer state only into an optimizer over the same model.");
+  }
+  return it->second.to(like.dtype()).contiguous().clone();
+}
+}  // namespace detail
+
+}  // namespace kindling::optim

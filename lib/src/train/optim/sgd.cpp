@@ -1,0 +1,123 @@
+// SGD: p -= lr * d, where d is the gradient, optionally with weight decay and (Nesterov) momentum.
+// One fused loop per parameter: no temporaries, the same arithmetic order as torch.optim.SGD.
+#include "kindling/optim/sgd.hpp"
+
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/creation.hpp"
+
+namespace kindling::optim {
+
+SGD::SGD(std::vector<Tensor> params, SGDOptions options) { add_param_group(std::move(params), options); }
+
+void SGD::add_param_group(std::vector<Tensor> params, SGDOptions options) {
+  if (options.lr < 0) throw ValueError("SGD: invalid learning rate " + std::to_string(options.lr));
+  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0)) {
+    throw ValueError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening.");
+  }
+  const std::size_t n = params.size();
+  add_param_group_tensors(std::move(params), "SGD");
+  options_.push_back(options);
+  momentum_buffer_.emplace_back(n);
+}
+
+namespace {
+// One loop per (momentum, nesterov, weight decay) combination: no per-element test of a pointer
+// that may be null (see adam.cpp for why that matters on AMD CPUs).
+template <class T, bool Momentum, bool Nesterov, bool L2>
+void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, std::int64_t n, const SGDOptions& o,
+              bool first_step) {
+  const T wd = static_cast<T>(o.weight_decay), mom = static_cast<T>(o.momentum);
+  const T damp = static_cast<T>(1 - o.dampening), lr = static_cast<T>(o.lr);
+  const T sign = o.maximize ? T(-1) : T(1);  // negation is exact
+  for (std::int64_t i = 0; i < n; ++i) {
+    T d = sign * g[i];
+    if constexpr (L2) d = d + wd * p[i];
+    if constexpr (Momentum) {
+      const T b = first_step ? d : buf[i] * mom + damp * d;  // the first step copies d (torch.clone)
+      buf[i] = b;
+      if constexpr (Nesterov) d = d + mom * b;
+      else d = b;
+    }
+    p[i] = p[i] - lr * d;
+  }
+}
+
+template <class T>
+void sgd_update(T* p, const T* g, T* buf, std::int64_t n, const SGDOptions& o, bool first_step) {
+  const bool l2 = o.weight_decay != 0;
+  if (!buf) {
+    if (l2) sgd_loop<T, false, false, true>(p, g, buf, n, o, first_step);
+    else sgd_loop<T, false, false, false>(p, g, buf, n, o, first_step);
+  } else if (o.nesterov) {
+    if (l2) sgd_loop<T, true, true, true>(p, g, buf, n, o, first_step);
+    else sgd_loop<T, true, true, false>(p, g, buf, n, o, first_step);
+  } else {
+    if (l2) sgd_loop<T, true, false, true>(p, g, buf, n, o, first_step);
+    else sgd_loop<T, true, false, false>(p, g, buf, n, o, first_step);
+  }
+}
+}  // namespace
+
+void SGD::step() {
+  NoGradGuard no_grad;
+  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
+    const SGDOptions& o = options_[gi];
+    for (std::size_t i = 0; i < params_[gi].size(); ++i) {
+      Tensor& p = params_[gi][i];
+      Tensor g = p.grad();
+      if (!g.defined()) continue;  // parameters without a gradient are skipped, like PyTorch
+      g = g.to(p.dtype()).contiguous();
+      Tensor& buf = momentum_buffer_[gi][i];
+      const bool first = o.momentum != 0 && !buf.defined();
+      if (first) buf = empty_like(p);
+      if (p.dtype() == kFloat32) {
+        sgd_update(p.data_ptr<float>(), g.data_ptr<float>(), buf.defined() ? buf.data_ptr<float>() : nullptr,
+                   p.numel(), o, first);
+      } else {
+        sgd_update(p.data_ptr<double>(), g.data_ptr<double>(), buf.defined() ? buf.data_ptr<double>() : nullptr,
+                   p.numel(), o, first);
+      }
+      p.storage()->bump_version();
+    }
+  }
+}
+
+OptimizerState SGD::state_dict() const {
+  OptimizerState s;
+  std::size_t index = 0;
+  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
+    const auto& o = options_[gi];
+    const std::string g = "group." + std::to_string(gi) + ".";
+    s[g + "lr"] = detail::scalar_state(o.lr);
+    s[g + "momentum"] = detail::scalar_state(o.momentum);
+    s[g + "dampening"] = detail::scalar_state(o.dampening);
+    s[g + "weight_decay"] = detail::scalar_state(o.weight_decay);
+    s[g + "nesterov"] = detail::scalar_state(o.nesterov);
+    s[g + "maximize"] = detail::scalar_state(o.maximize);
+    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
+      if (momentum_buffer_[gi][i].defined())
+        s["state." + std::to_string(index) + ".momentum_buffer"] = momentum_buffer_[gi][i].clone();
+    }
+  }
+  return s;
+}
+
+void SGD::load_state_dict(const OptimizerState& s) {
+  std::size_t index = 0;
+  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
+    auto& o = options_[gi];
+    const std::string g = "group." + std::to_string(gi) + ".";
+    o.lr = detail::read_scalar(s, g + "lr", "SGD");
+    o.momentum = detail::read_scalar(s, g + "momentum", "SGD");
+    o.dampening = detail::read_scalar(s, g + "dampening", "SGD");
+    o.weight_decay = detail::read_scalar(s, g + "weight_decay", "SGD");
+    o.nesterov = detail::read_scalar(s, g + "nesterov", "SGD") != 0;
+    o.maximize = detail::read_scalar(s, g + "maximize", "SGD") != 0;
+    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
+      momentum_buffer_[gi][i] = detail::read_buffer(s, "state." + std::to_string(index) + ".momentum_buffer",
+                                                    params_[gi][i], "SGD");
+    }
+  }
+}
+
+}  // namespace kindling::optim

@@ -1,0 +1,169 @@
+"""Running one graded test in its own process and judging it from its result record (used by grade.py).
+
+The verdict never comes from what the program prints. The grading listener (tests/grading/grading_listener.cpp)
+appends a JSON record {nonce, name, passed, ...} to KINDLING_GRADE_RECORD only after the test case ran to its end;
+this module supplies a fresh nonce per test and requires that record. Order of verdicts:
+timed out > output flood > killed by a signal > no record (exited early) > the record's own verdict.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import select
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+HEAD, TAIL = 6000, 2000  # bytes of the program's output kept for the report (the rest is counted, not kept)
+
+
+@dataclass
+class Outcome:
+    status: str            # passed | failed | not_implemented | crashed | timed_out | build_failed
+    detail: str = ""       # first failure message, signal name, compiler excerpt...
+    output: str = ""       # an excerpt of what the program printed (never used for the verdict)
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def describe(self) -> str:
+        """The short status shown in the score table."""
+        if self.status == "passed":
+            return "passed"
+        if self.status == "not_implemented":
+            return "not implemented yet"
+        if self.status == "timed_out":
+            return f"timed out ({self.detail})"
+        if self.status == "crashed":
+            return f"crashed ({self.detail})"
+        if self.status == "build_failed":
+            return "build failed"
+        return f"failed: {self.detail}" if self.detail else "failed"
+
+
+def catch_spec(name: str) -> str:
+    """A Catch2 v2 test spec matching exactly `name` (\\ , [ ] * are special to its parser)."""
+    out = []
+    for ch in name:
+        if ch in "\\,[]*\"~":
+            out.append("\\")
+        out.append(ch)
+    return "".join(out)
+
+
+def signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int) -> tuple[int | None, bytes, int, str]:
+    """Run cmd in its own session; returns (returncode or None, output excerpt, bytes printed, why-killed).
+
+    Output is drained continuously (a chatty program never blocks on a full pipe) but only HEAD+TAIL
+    bytes are kept; past `limit` bytes, or past `timeout` seconds, the whole process group is killed.
+    """
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            cwd=cwd, env=env, start_new_session=True)
+    fd = proc.stdout.fileno()
+    head, tail, total, why = bytearray(), bytearray(), 0, ""
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                why = "timeout"
+                break
+            ready, _, _ = select.select([fd], [], [], min(left, 0.2))
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break  # EOF: every writer closed the pipe
+                total += len(chunk)
+                if len(head) < HEAD:
+                    take = HEAD - len(head)
+                    head += chunk[:take]
+                    chunk = chunk[take:]
+                tail = (tail + chunk)[-TAIL:]
+                if total > limit:
+                    why = "flood"
+                    break
+            elif proc.poll() is not None:
+                break  # exited; a leftover child may still hold the pipe open: stop reading anyway
+        if not why:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                why = "timeout"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the test and anything it forked
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        proc.stdout.close()
+    excerpt = bytes(head)
+    if total > len(head):
+        skipped = total - len(head) - len(tail)
+        excerpt += (f"\n[... {skipped} bytes not shown ...]\n".encode() if skipped > 0 else b"") + bytes(tail)
+    return (None if why else proc.returncode), excerpt, total, why
+
+
+def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str) -> Outcome:
+    """Run the one TEST_CASE `name` of `binary` and judge it from its result record."""
+    nonce = secrets.token_hex(16)
+    with tempfile.TemporaryDirectory(prefix="t-", dir=workdir) as tmp:
+        record = os.path.join(tmp, "record.jsonl")
+        env = dict(os.environ)
+        env.update(KINDLING_GRADE_RECORD=record, KINDLING_GRADE_NONCE=nonce)
+        env.setdefault("OPENBLAS_NUM_THREADS", "1")  # tests run side by side; do not oversubscribe cores
+        env.setdefault("KINDLING_NUM_THREADS", "1")
+        start = time.monotonic()
+        rc, out, total, why = run_capped([binary, catch_spec(name)], env, tmp, timeout, limit)
+        seconds = time.monotonic() - start
+        records = []
+        if os.path.exists(record):
+            with open(record, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    try:
+                        rec = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue
+                    if isinstance(rec, dict) and rec.get("nonce") == nonce and rec.get("name") == name:
+                        records.append(rec)
+    text = out.decode("utf-8", errors="replace")
+    o = Outcome("failed", output=text, seconds=seconds)
+    if why == "timeout":
+        o.status, o.detail = "timed_out", f"after {timeout:g} s"
+    elif why == "flood":
+        o.detail = f"printed more than {limit / (1 << 20):.3g} MiB of output (the limit) and was stopped"
+    elif rc is not None and rc < 0:
+        o.status, o.detail = "crashed", signal_name(-rc)
+    elif len(records) != 1:
+        if records:
+            o.detail = f"the test ran {len(records)} times in one process (duplicate test names?)"
+        else:
+            o.status = "crashed"
+            o.detail = f"exited with status {rc} before the test finished"
+    else:
+        rec = records[0]
+        if rec.get("passed") and rc == 0:
+            if int(rec.get("assertions_passed", 0)) == 0:
+                o.detail = "the test made no checks (ask your instructor: a graded test must assert something)"
+            else:
+                o.status = "passed"
+        elif rec.get("not_implemented"):
+            o.status, o.detail = "not_implemented", str(rec.get("first_failure", ""))
+        elif rec.get("passed"):
+            o.detail = f"the test passed but the program then exited with status {rc}"
+        else:
+            o.detail = str(rec.get("first_failure") or "a check failed")
+    o.extra = {"exit_status": rc, "bytes_printed": total}
+    return o

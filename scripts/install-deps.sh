@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs every Debian package Kindling needs (Debian 12 "bookworm").
+#
+#   bash scripts/install-deps.sh        (or: make deps)
+#
+# Idempotent and fast: it asks dpkg which packages are already installed and, when nothing is
+# missing, returns without touching apt (no `apt-get update`). Uses sudo when not run as root.
+set -euo pipefail
+
+PACKAGES=(
+  # compiler and build tools
+  g++ cmake ninja-build make ccache git pkg-config ca-certificates
+  # the library's dependencies: xtensor + BLAS, JSON, CLI flags, formatting, images, gzip
+  libxtensor-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libstb-dev zlib1g-dev
+  # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
+  catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev
+  # the book: Doxygen -> Breathe -> Sphinx (MyST Markdown, furo theme), Graphviz pictures
+  doxygen python3-sphinx python3-breathe python3-myst-parser furo graphviz
+  # data: Fashion-MNIST in /usr/share/datasets/fashion-mnist
+  dataset-fashion-mnist
+)
+
+# Which packages are missing? One dpkg-query call; an installed package reports "<want> ok installed"
+# ("install ok installed", or "hold ok installed" for a held one).
+missing=()
+declare -A status=()
+while IFS=$'\t' read -r pkg state; do
+  status[$pkg]=$state
+done < <(dpkg-query -W -f='${Package}\t${Status}\n' "${PACKAGES[@]}" 2>/dev/null || true)
+for pkg in "${PACKAGES[@]}"; do
+  [[ "${status[$pkg]:-}" == *" ok installed" ]] || missing+=("$pkg")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages are installed."
+  exit 0
+fi
+
+if [[ ! -r /etc/debian_version ]] || ! command -v apt-get >/dev/null; then
+  echo "install-deps: this script needs Debian 12 (apt-get). Missing: ${missing[*]}" >&2
+  exit 1
+fi
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null; then
+    echo "install-deps: not root and no sudo; run as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  SUDO=(sudo)
+fi
+
+echo "install-deps: installing ${#missing[@]} package(s): ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "install-deps: done."

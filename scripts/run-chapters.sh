@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Runs every chapter program in book order (chapter, then file name), printing a header per program,
+# and captures what each printed into $BUILD/book/outputs/<program>.txt for the book.
+#
+#   bash scripts/run-chapters.sh [BUILD] [--quiet] [--stale] [--only chNN_name]...
+#
+#   --quiet   print only one status line per program (the output still goes to the capture file)
+#   --stale   skip programs whose capture is newer than the program (the book build uses this, so
+#             `make run` followed by `make book` runs each program once)
+#   --only P  run only program P (repeatable)
+#
+# Programs are listed in $BUILD/chapters/programs.txt (written by chapters/CMakeLists.txt). A program's
+# source may contain, on a line of its own:
+#   // book: run-args ARGS    // book: timeout SECONDS (default 120)    // book: skip-run
+# Each program runs with the outputs folder as its working directory, so a picture it writes there
+# (e.g. ch02_graph.dot) can be shown by the book. Fails (exit 1) if any program fails or times out.
+set -uo pipefail
+
+BUILD=build
+QUIET=0
+STALE=0
+ONLY=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quiet) QUIET=1 ;;
+    --stale) STALE=1 ;;
+    --only) ONLY+=("$2"); shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -*) echo "run-chapters: unknown option $1" >&2; exit 2 ;;
+    *) BUILD="$1" ;;
+  esac
+  shift
+done
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "run-chapters: no build folder '$BUILD' (run: make build)" >&2; exit 1; }
+MANIFEST="$BUILD/chapters/programs.txt"
+OUTPUTS="$BUILD/book/outputs"
+[[ -f "$MANIFEST" ]] || { echo "run-chapters: $MANIFEST is missing (configure with cmake first)" >&2; exit 1; }
+mkdir -p "$OUTPUTS"
+
+# directive FILE NAME → the rest of the line "// book: NAME rest" (empty if absent; "yes" for flags)
+directive() {
+  local line
+  line=$(grep -m1 -E "^[[:space:]]*//[[:space:]]*book:[[:space:]]*$2([[:space:]]|$)" "$1") || return 0
+  line=$(sed -E "s#^[[:space:]]*//[[:space:]]*book:[[:space:]]*$2[[:space:]]*##" <<<"$line")
+  echo "${line:-yes}"
+}
+
+failed=()
+for wanted in "${ONLY[@]}"; do
+  grep -q "^$wanted"$'\t' "$MANIFEST" || { echo "run-chapters: no program $wanted in $MANIFEST" >&2; exit 1; }
+done
+ran=0
+skipped=0
+while IFS=$'\t' read -r program source; do
+  [[ -z "$program" ]] && continue
+  if [[ ${#ONLY[@]} -gt 0 && ! " ${ONLY[*]} " == *" $program "* ]]; then continue; fi
+  binary="$BUILD/chapters/$program"
+  capture="$OUTPUTS/$program.txt"
+  relsource=${source#"$(dirname "$(dirname "$(dirname "$source")")")/"}
+  if [[ -n "$(directive "$source" skip-run)" ]]; then
+    [[ $QUIET -eq 1 ]] || printf '\n=== %s (%s): skipped (// book: skip-run)\n' "$program" "$relsource"
+    skipped=$((skipped + 1))
+    continue
+  fi
+  if [[ ! -x "$binary" ]]; then
+    echo "=== $program: FAILED — $binary is not built (run: cmake --build $BUILD --target $program)" >&2
+    failed+=("$program")
+    continue
+  fi
+  if [[ $STALE -eq 1 && -f "$capture" && "$capture" -nt "$binary" && "$capture" -nt "$source" ]]; then
+    [[ $QUIET -eq 1 ]] && echo "  $program: up to date"
+    continue
+  fi
+  read -r -a args <<<"$(directive "$source" run-args)"
+  limit=$(directive "$source" timeout)
+  limit=${limit:-120}
+  if [[ $QUIET -eq 1 ]]; then
+    printf '  %s ... ' "$program"
+  else
+    printf '\n=== %s (%s)\n' "$program${args[*]:+ ${args[*]}}" "$relsource"
+  fi
+  start=${EPOCHREALTIME/./}
+  if [[ $QUIET -eq 1 ]]; then
+    (cd "$OUTPUTS" && timeout --kill-after=10 "$limit" "$binary" "${args[@]}") >"$capture.tmp" 2>&1
+  else
+    (cd "$OUTPUTS" && timeout --kill-after=10 "$limit" "$binary" "${args[@]}") 2>&1 | tee "$capture.tmp"
+  fi
+  rc=${PIPESTATUS[0]}
+  tenths=$(( (${EPOCHREALTIME/./} - start) / 100000 ))
+  seconds="$((tenths / 10)).$((tenths % 10))"
+  ran=$((ran + 1))
+  if [[ $rc -eq 0 ]]; then
+    mv -f "$capture.tmp" "$capture"
+    rm -f "$OUTPUTS/$program.failed.txt"
+    [[ $QUIET -eq 1 ]] && echo "ok (${seconds} s)"
+  else
+    # Never leave an old capture behind: the book must not show output of a program that now fails.
+    rm -f "$capture"
+    mv -f "$capture.tmp" "$OUTPUTS/$program.failed.txt"
+    why="exit status $rc"
+    [[ $rc -eq 124 || $rc -eq 137 ]] && why="timed out after ${limit} s (raise it with // book: timeout N)"
+    [[ $QUIET -eq 1 ]] && { echo "FAILED"; tail -n 20 "$OUTPUTS/$program.failed.txt" | sed 's/^/      | /'; }
+    echo "=== $program: FAILED ($why); output in $OUTPUTS/$program.failed.txt" >&2
+    failed+=("$program")
+  fi
+done <"$MANIFEST"
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "run-chapters: ${#failed[@]} program(s) failed: ${failed[*]}" >&2
+  exit 1
+fi
+[[ $QUIET -eq 1 ]] || printf '\nrun-chapters: %d program(s) ran, %d skipped; outputs in %s\n' "$ran" "$skipped" "$OUTPUTS"
+exit 0

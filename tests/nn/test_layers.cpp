@@ -1,0 +1,199 @@
+// Layer behaviour that is not a plain formula: Dropout and BatchNorm in train vs eval, default
+// initialisation and nn::init statistics, and the errors layers raise. (Values against PyTorch are
+// in tests/parity/ch03_nn.*; backward formulas against finite differences in test_gradcheck.cpp.)
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <kindling/nn.hpp>
+
+namespace kd = kindling;
+namespace nn = kindling::nn;
+namespace F = kindling::nn::functional;
+using Catch::Contains;
+
+namespace {
+double mean_of(const kd::Tensor& t) { return t.to(kd::kFloat64).mean().item<double>(); }
+double var_of(const kd::Tensor& t) { return t.to(kd::kFloat64).var(/*correction=*/0).item<double>(); }
+}  // namespace
+
+TEST_CASE("layers: Dropout zeroes about p of the elements and scales the rest by 1/(1-p) in training only") {
+  kd::manual_seed(0);
+  nn::Dropout drop(0.25);
+  const kd::Tensor x = kd::ones({200, 500});
+  const kd::Tensor y = drop(x);
+  const std::int64_t n = x.numel();
+  const double zero_frac = (y == 0.0).to(kd::kFloat64).mean().item<double>();
+  // Binomial(n, 0.25): a 6-sigma band around p.
+  CHECK(std::abs(zero_frac - 0.25) < 6 * std::sqrt(0.25 * 0.75 / static_cast<double>(n)));
+  const kd::Tensor kept = (y != 0.0);
+  CHECK(kd::allclose(kd::where(kept, y, kd::full({1}, 1.0 / 0.75)), kd::full(x.shape(), 1.0 / 0.75)));
+  CHECK(std::abs(mean_of(y) - 1.0) < 0.01);  // the expectation is preserved
+  drop.eval();
+  CHECK(drop(x).is_same(x));  // identity, not even a copy
+  drop.train();
+  CHECK(kd::equal(nn::Dropout(0.0)(x), x));
+  CHECK(nn::Dropout(1.0)(x).abs().sum().item<double>() == 0);
+  CHECK_THROWS_AS(nn::Dropout(1.5), kd::ValueError);
+  // The mask is the same for the same seed.
+  kd::manual_seed(42);
+  const kd::Tensor a = drop(x);
+  kd::manual_seed(42);
+  CHECK(kd::equal(drop(x), a));
+  // Gradient flows only through the kept elements, scaled the same way.
+  kd::Tensor w = kd::ones({4, 100}, {.requires_grad = true});
+  const kd::Tensor out = drop(w);
+  out.sum().backward();
+  CHECK(kd::equal(w.grad(), out.detach()));
+}
+
+TEST_CASE("layers: BatchNorm uses batch statistics in train() and running statistics in eval()") {
+  kd::manual_seed(1);
+  nn::BatchNorm1d bn(3);
+  const kd::Tensor x = kd::randn({64, 3}) * 2.0 + 5.0;
+  const kd::Tensor y = bn(x);
+  // Training output: per-channel mean 0 and biased variance 1 (up to eps).
+  for (int c = 0; c < 3; ++c) {
+    const kd::Tensor col = y.select(1, c);
+    CHECK(std::abs(mean_of(col)) < 1e-5);
+    CHECK(std::abs(var_of(col) - 1.0) < 1e-3);
+  }
+  // Running stats: 0.9·init + 0.1·batch (mean, and *unbiased* variance).
+  const kd::Tensor expected_mean = x.mean(0) * 0.1;
+  const kd::Tensor expected_var = kd::ones({3}) * 0.9 + x.var(0, false, /*correction=*/1) * 0.1;
+  CHECK(kd::allclose(bn.running_mean, expected_mean, 1e-5, 1e-6));
+  CHECK(kd::allclose(bn.running_var, expected_var, 1e-5, 1e-6));
+  CHECK(bn.num_batches_tracked.item<std::int64_t>() == 1);
+  // Eval: (x - running_mean) / sqrt(running_var + eps); no statistics change.
+  bn.eval();
+  const kd::Tensor ye = bn(x);
+  CHECK(kd::allclose(ye, (x - bn.running_mean) / (bn.running_var + 1e-5).sqrt(), 1e-5, 1e-5));
+  CHECK(bn.num_batches_tracked.item<std::int64_t>() == 1);
+  // momentum = None: a cumulative average over the batches seen.
+  nn::BatchNorm1d cum(3, {.momentum = std::nullopt});
+  const kd::Tensor x2 = kd::randn({16, 3});
+  cum(x);
+  cum(x2);
+  CHECK(kd::allclose(cum.running_mean, (x.mean(0) + x2.mean(0)) / 2.0, 1e-5, 1e-6));
+  // No running stats: batch statistics even in eval().
+  nn::BatchNorm2d nostats(2, {.track_running_stats = false});
+  nostats.eval();
+  CHECK(nostats.named_buffers().empty());
+  const kd::Tensor img = kd::randn({4, 2, 3, 3}) + 3.0;
+  CHECK(std::abs(mean_of(nostats(img))) < 1e-5);
+}
+
+TEST_CASE("layers: BatchNorm and LayerNorm refuse inputs they cannot normalise") {
+  nn::BatchNorm1d bn(3);
+  CHECK_THROWS_WITH(bn(kd::randn({1, 3})), Contains("more than 1 value per channel"));
+  CHECK_THROWS_WITH(bn(kd::randn({4, 5})), Contains("running_mean should have shape [5]"));
+  CHECK_THROWS_WITH(bn(kd::randn({4, 3, 2, 2})), Contains("expected 2D or 3D input (got 4D input"));
+  nn::BatchNorm2d bn2(3);
+  CHECK_THROWS_WITH(bn2(kd::randn({4, 3})), Contains("expected 4D input"));
+  bn.eval();
+  CHECK_NOTHROW(bn(kd::randn({1, 3})));  // a single sample is fine in eval()
+  nn::LayerNorm ln({4});
+  CHECK_THROWS_WITH(ln(kd::randn({2, 5})), Contains("normalized_shape [4] must match the last dimensions"));
+}
+
+TEST_CASE("layers: Linear, Conv2d, Embedding check their inputs with helpful messages") {
+  nn::Linear fc(784, 128);
+  CHECK_THROWS_WITH(fc(kd::randn({32, 28, 28})), Contains("in_features=784") && Contains("[32, 28, 28]") &&
+                                                     Contains("flatten"));
+  nn::Conv2d conv(3, 8, 3);
+  CHECK_THROWS_WITH(conv(kd::randn({2, 1, 8, 8})), Contains("has 1 channels, but weight [8, 3, 3, 3] expects 3"));
+  CHECK_THROWS_WITH(conv(kd::randn({2, 3, 2, 2})), Contains("smaller than the (dilated) kernel"));
+  CHECK_THROWS_WITH(conv(kd::randn({8, 8})), Contains("expected a 4-D input"));
+  CHECK(conv(kd::randn({3, 8, 8})).shape() == kd::Shape{8, 6, 6});  // unbatched input, like PyTorch
+  nn::Embedding emb(10, 4);
+  CHECK_THROWS_AS(emb(kd::tensor({1, 10})), kd::IndexError);
+  CHECK_THROWS_WITH(emb(kd::tensor({{1, 2}, {-1, 3}})), Contains("index -1") && Contains("0..9"));
+  CHECK_THROWS_AS(emb(kd::tensor({1.0, 2.0})), kd::DTypeError);
+  CHECK(emb(kd::tensor({{1, 2, 3}, {4, 5, 6}})).shape() == kd::Shape{2, 3, 4});
+  CHECK_THROWS_WITH(nn::MaxPool2d(2, {.padding = 2})(kd::randn({1, 1, 4, 4})), Contains("at most half"));
+  CHECK_THROWS_AS(nn::Conv2d(3, 8, 3, {.groups = 2}), kd::ValueError);
+  CHECK_THROWS_AS(nn::GELU("fast"), kd::ValueError);
+}
+
+TEST_CASE("layers: default initialisation follows PyTorch's bounds") {
+  kd::manual_seed(0);
+  nn::Linear fc(400, 300);
+  const double bound = 1.0 / std::sqrt(400.0);  // kaiming_uniform_(a=√5) → U(-1/√fan_in, 1/√fan_in)
+  CHECK(fc.weight.abs().max().item<double>() <= bound);
+  CHECK(fc.weight.abs().max().item<double>() > 0.99 * bound);
+  CHECK(std::abs(var_of(fc.weight) - bound * bound / 3.0) < 0.02 * bound * bound / 3.0);
+  CHECK(fc.bias.abs().max().item<double>() <= bound);
+  nn::Conv2d conv(16, 32, 3);
+  const double cb = 1.0 / std::sqrt(16.0 * 9.0);
+  CHECK(conv.weight.abs().max().item<double>() <= cb);
+  CHECK(conv.bias.abs().max().item<double>() <= cb);
+  nn::Embedding emb(1000, 64);
+  CHECK(std::abs(mean_of(emb.weight)) < 0.02);
+  CHECK(std::abs(var_of(emb.weight) - 1.0) < 0.03);
+  nn::BatchNorm2d bn(4);
+  CHECK(kd::equal(bn.weight, kd::ones({4})));
+  CHECK(kd::equal(bn.bias, kd::zeros({4})));
+  CHECK(kd::equal(bn.running_var, kd::ones({4})));
+  // Same seed, same weights.
+  kd::manual_seed(7);
+  nn::Linear a(5, 5);
+  kd::manual_seed(7);
+  nn::Linear b(5, 5);
+  CHECK(kd::equal(a.weight, b.weight));
+}
+
+TEST_CASE("layers: nn::init fills in place with the documented statistics") {
+  kd::manual_seed(0);
+  kd::Tensor w = kd::empty({500, 400}, {.requires_grad = true});  // a parameter: init works under no-grad
+  const std::uint64_t v0 = w.version();
+  nn::init::uniform_(w, -2.0, 3.0);
+  CHECK(w.version() > v0);  // an in-place write bumps the version
+  CHECK(w.min().item<double>() >= -2.0);
+  CHECK(w.max().item<double>() < 3.0);
+  CHECK(std::abs(mean_of(w) - 0.5) < 0.02);
+  CHECK(std::abs(var_of(w) - 25.0 / 12.0) < 0.02 * 25.0 / 12.0);
+  nn::init::normal_(w, 1.0, 0.5);
+  CHECK(std::abs(mean_of(w) - 1.0) < 0.01);
+  CHECK(std::abs(var_of(w) - 0.25) < 0.01);
+  nn::init::xavier_uniform_(w);
+  const double xa = std::sqrt(6.0 / 900.0);
+  CHECK(w.abs().max().item<double>() <= xa);
+  CHECK(std::abs(var_of(w) - xa * xa / 3.0) < 0.02 * xa * xa / 3.0);
+  nn::init::xavier_normal_(w, 2.0);
+  CHECK(std::abs(var_of(w) - 4.0 * 2.0 / 900.0) < 0.02 * 8.0 / 900.0);
+  nn::init::kaiming_normal_(w, 0.0, nn::init::FanMode::FanOut, "relu");
+  CHECK(std::abs(var_of(w) - 2.0 / 500.0) < 0.02 * 2.0 / 500.0);
+  nn::init::kaiming_uniform_(w, 0.0, nn::init::FanMode::FanIn, "relu");
+  CHECK(w.abs().max().item<double>() <= std::sqrt(6.0 / 400.0));
+  nn::init::constant_(w, 0.3);
+  CHECK(kd::allclose(w, kd::full({500, 400}, 0.3)));
+  nn::init::zeros_(w);
+  CHECK(w.abs().sum().item<double>() == 0);
+  CHECK(w.requires_grad());
+  CHECK(w.is_leaf());
+  CHECK(nn::init::calculate_gain("tanh") == Approx(5.0 / 3.0));
+  CHECK(nn::init::calculate_gain("leaky_relu", 0.2) == Approx(std::sqrt(2.0 / 1.04)));
+  CHECK_THROWS_AS(nn::init::calculate_gain("swish"), kd::ValueError);
+  kd::Tensor v = kd::empty({3});
+  CHECK_THROWS_WITH(nn::init::xavier_uniform_(v), Contains("fewer than 2 dimensions"));
+  CHECK(nn::init::calculate_fan_in_and_fan_out(kd::empty({8, 4, 3, 3})) == std::pair<std::int64_t, std::int64_t>{36, 72});
+}
+
+TEST_CASE("layers: a small CNN trains: the loss goes down") {
+  kd::manual_seed(0);
+  nn::Sequential model(nn::Conv2d(1, 4, 3, {.padding = 1}), nn::BatchNorm2d(4), nn::ReLU(), nn::MaxPool2d(2),
+                       nn::Flatten(), nn::Linear(4 * 4 * 4, 2));
+  const kd::Tensor x = kd::randn({16, 1, 8, 8});
+  // Label: is the mean of the image's left half larger than the right half's?
+  const kd::Tensor left = x.index({kd::indexing::Slice(), 0, kd::indexing::Slice(), kd::indexing::Slice(0, 4)}).mean({1, 2});
+  const kd::Tensor right = x.index({kd::indexing::Slice(), 0, kd::indexing::Slice(), kd::indexing::Slice(4, 8)}).mean({1, 2});
+  const kd::Tensor target = kd::stack({(left > right).to(kd::kFloat32), (left <= right).to(kd::kFloat32)}, 1);
+  double first = 0, last = 0;
+  for (int step = 0; step < 30; ++step) {
+    model.zero_grad();
+    const kd::Tensor loss = -(model(x).log_softmax(1) * target).sum(1).mean();
+    loss.backward();
+    kd::NoGradGuard no_grad;
+    for (kd::Tensor& p : model.parameters()) p.sub_(p.grad() * 0.1);
+    (step == 0 ? first : last) = loss.item<double>();
+  }
+  CHECK(last < 0.5 * first);
+}

@@ -1,0 +1,109 @@
+// Chapter 2 parity: the Kindling twin of every case in ch02_autograd.py (gradients vs PyTorch).
+#include <kindling/autograd.hpp>
+
+#include "parity.hpp"
+
+namespace kd = kindling;
+using kd::Tensor;
+
+// ---- elementwise binary ------------------------------------------------------------------------------
+PARITY_CASE("add/broadcast") { return in["a"] + in["b"]; }
+PARITY_CASE("add/alpha") { return kd::add(in["a"], in["b"], 2.5); }
+PARITY_CASE("sub/broadcast-alpha") { return kd::sub(in["a"], in["b"], -0.5); }
+PARITY_CASE("sub/scalar-left") { return 2 - in["a"]; }
+PARITY_CASE("mul/broadcast") { return in["a"] * in["b"]; }
+PARITY_CASE("mul/transposed") { return in["a"].t() * in["b"]; }
+PARITY_CASE("mul/scalar") { return in["a"] * 3; }
+PARITY_CASE("mul/same-tensor") { return in["a"] * in["a"]; }
+PARITY_CASE("mul/0d") { return in["a"] * in["b"]; }
+PARITY_CASE("div/broadcast") { return in["a"] / in["b"]; }
+PARITY_CASE("div/scalar-left") { return 2 / in["a"]; }
+PARITY_CASE("mul/float64") { return in["a"] * in["b"]; }
+PARITY_CASE("mul/mixed-float32-float64-0d") { return in["a"] * in["b"]; }
+PARITY_CASE("pow/scalar") { return in["a"].pow(3); }
+PARITY_CASE("pow/scalar-fraction") { return in["a"].pow(0.5); }
+PARITY_CASE("pow/scalar-zero") { return in["a"].pow(0); }
+PARITY_CASE("pow/tensor") { return in["a"].pow(in["b"]); }
+PARITY_CASE("pow/tensor-zero-base") { return in["a"].pow(in["b"]); }
+PARITY_CASE("maximum/broadcast") { return kd::maximum(in["a"], in["b"]); }
+PARITY_CASE("maximum/ties") { return kd::maximum(in["a"], in["b"]); }
+PARITY_CASE("minimum/ties") { return kd::minimum(in["a"], in["b"]); }
+PARITY_CASE("where/broadcast") { return kd::where(in["c"], in["a"], in["b"]); }
+
+// ---- unary ---------------------------------------------------------------------------------------------
+#define UNARY_CASES(name, expr)                                                              \
+  PARITY_CASE(name "/randn") { auto f = [](Tensor x) { return expr; }; return f(in["x"]); } \
+  PARITY_CASE(name "/transposed") { auto f = [](Tensor x) { return expr; }; return f(in["x"].t()); }
+UNARY_CASES("neg", -x)
+UNARY_CASES("exp", x.exp())
+UNARY_CASES("tanh", x.tanh())
+UNARY_CASES("sigmoid", x.sigmoid())
+UNARY_CASES("relu", x.relu())
+UNARY_CASES("abs", x.abs())
+#undef UNARY_CASES
+PARITY_CASE("log/positive") { return in["x"].log(); }
+PARITY_CASE("sqrt/positive") { return in["x"].sqrt(); }
+PARITY_CASE("relu/at-zero") { return in["x"].relu(); }
+PARITY_CASE("abs/at-zero") { return in["x"].abs(); }
+PARITY_CASE("clamp/both") { return in["x"].clamp(-0.5, 0.5); }
+PARITY_CASE("clamp/at-bounds") { return in["x"].clamp(0.0, 1.0); }
+PARITY_CASE("clamp/min-only") { return in["x"].clamp(0.0); }
+PARITY_CASE("clamp/max-only") { return in["x"].clamp(std::nullopt, 0.0); }
+
+// ---- reductions ----------------------------------------------------------------------------------------
+PARITY_CASE("sum/all") { return in["x"].sum(); }
+PARITY_CASE("sum/dims-keepdim") { return in["x"].sum({0, 2}, true); }
+PARITY_CASE("sum/negative-dim") { return in["x"].sum(-1); }
+PARITY_CASE("mean/all") { return in["x"].mean(); }
+PARITY_CASE("mean/dim") { return in["x"].mean(1); }
+PARITY_CASE("max/all-distinct") { return in["x"].max(); }
+PARITY_CASE("max/all-ties") { return in["x"].max(); }
+PARITY_CASE("min/all-ties") { return in["x"].min(); }
+PARITY_CASE("max/dim") { return in["x"].max(1); }
+PARITY_CASE("max/dim-keepdim-ties") { return in["x"].max(1, true); }
+PARITY_CASE("min/dim0") { return in["x"].min(0); }
+PARITY_CASE("var/all") { return in["x"].var(); }
+PARITY_CASE("var/dim-correction0") { return in["x"].var(1, true, 0); }
+PARITY_CASE("std/all") { return in["x"].std(); }
+PARITY_CASE("std/dim") { return in["x"].std(0, false); }
+PARITY_CASE("std/constant") { return in["x"].std(); }
+PARITY_CASE("softmax/dim1") { return in["x"].softmax(1); }
+PARITY_CASE("softmax/dim0") { return in["x"].softmax(0); }
+PARITY_CASE("log_softmax/dim-last") { return in["x"].log_softmax(-1); }
+
+// ---- linear algebra --------------------------------------------------------------------------------------
+PARITY_CASE("mm/plain") { return in["a"].mm(in["b"]); }
+PARITY_CASE("mm/transposed") { return in["a"].mm(in["b"].t()); }
+PARITY_CASE("matmul/dot") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/mv") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/vm") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/batched-matrix") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/matrix-batched") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/broadcast-batch") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/batched-vector") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("matmul/vector-batched") { return in["a"].matmul(in["b"]); }
+
+// ---- views and joins ---------------------------------------------------------------------------------------
+PARITY_CASE("view/flat") { return in["x"].view({6}) * 2; }
+PARITY_CASE("reshape/copy") { return in["x"].t().reshape({6}); }
+PARITY_CASE("permute/3d") { return in["x"].permute({2, 0, 1}); }
+PARITY_CASE("transpose/3d") { return in["x"].transpose(0, 2); }
+PARITY_CASE("t/2d") { return in["x"].t(); }
+PARITY_CASE("expand/rank") { return in["x"].expand({2, 3, 4}); }
+PARITY_CASE("squeeze/all") { return in["x"].squeeze(); }
+PARITY_CASE("squeeze/dim") { return in["x"].squeeze(-1); }
+PARITY_CASE("unsqueeze/dim") { return in["x"].unsqueeze(1); }
+PARITY_CASE("slice/step") { return in["x"].slice(1, 1, 5, 2); }
+PARITY_CASE("select/row") { return in["x"][1]; }
+PARITY_CASE("select/overlap") { return in["x"][0] * in["x"].slice(1, 0, 2).sum(0); }
+PARITY_CASE("cat/dim1") { return kd::cat({in["a"], in["b"], in["a"]}, 1); }
+PARITY_CASE("stack/dim-last") { return kd::stack({in["a"], in["b"]}, -1); }
+PARITY_CASE("clone/plain") { return in["x"].clone() * in["x"]; }
+PARITY_CASE("contiguous/transposed") { return in["x"].t().contiguous(); }
+PARITY_CASE("to/float64") { return in["x"].to(kd::kFloat64) * 2; }
+
+// ---- a small network ------------------------------------------------------------------------------------
+PARITY_CASE("mlp/log-softmax-loss") {
+  Tensor h = (in["x"].matmul(in["w1"]) + in["b1"]).relu();
+  return h.matmul(in["w2"]).log_softmax(1).mean();
+}

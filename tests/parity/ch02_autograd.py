@@ -1,0 +1,100 @@
+# Chapter 2 parity: gradients of every differentiable op against PyTorch 1.13. Each case has
+# grad=True: every floating-point input requires grad, every output gets the same seeded upstream
+# gradient on both sides, and the inputs' gradients are compared. Edge cases where the derivative
+# is a *convention* (ties, kinks at 0, clamp bounds) use exact values so both sides hit them.
+# The C++ twin of each case is in ch02_autograd.cpp, same name.
+
+# ---- elementwise binary: broadcasting and non-contiguous inputs ----------------------------------
+case("add/broadcast", lambda a, b: a + b, grad=True, a=randn(3, 1), b=randn(4))
+case("add/alpha", lambda a, b: torch.add(a, b, alpha=2.5), grad=True, a=randn(2, 3), b=randn(3))
+case("sub/broadcast-alpha", lambda a, b: torch.sub(a, b, alpha=-0.5), grad=True, a=randn(2, 1, 3), b=randn(4, 1))
+case("sub/scalar-left", lambda a: 2 - a, grad=True, a=randn(3))
+case("mul/broadcast", lambda a, b: a * b, grad=True, a=randn(4, 1, 3), b=randn(2, 1))
+case("mul/transposed", lambda a, b: a.t() * b, grad=True, a=randn(3, 2), b=randn(2, 3))
+case("mul/scalar", lambda a: a * 3, grad=True, a=randn(2, 2))
+case("mul/same-tensor", lambda a: a * a, grad=True, a=randn(5))
+case("mul/0d", lambda a, b: a * b, grad=True, a=randn(2, 3), b=randn())
+case("div/broadcast", lambda a, b: a / b, grad=True, a=randn(2, 3), b=positive(3))
+case("div/scalar-left", lambda a: 2 / a, grad=True, a=positive(4))
+case("mul/float64", lambda a, b: a * b, grad=True, a=randn(3, dtype="float64"), b=randn(3, dtype="float64"))
+case("mul/mixed-float32-float64-0d", lambda a, b: a * b, grad=True, a=randn(3), b=randn(dtype="float64"))
+case("pow/scalar", lambda a: a ** 3, grad=True, a=randn(2, 3))
+case("pow/scalar-fraction", lambda a: a ** 0.5, grad=True, a=positive(4))
+case("pow/scalar-zero", lambda a: a ** 0, grad=True, a=randn(3))
+case("pow/tensor", lambda a, b: a ** b, grad=True, a=positive(2, 3), b=randn(3))
+case("pow/tensor-zero-base", lambda a, b: a ** b, grad=True, a=value([0.0, 0.0, 2.0]), b=value([2.0, 0.0, 1.5]))
+case("maximum/broadcast", lambda a, b: torch.maximum(a, b), grad=True, a=randn(2, 3), b=randn(3))
+case("maximum/ties", lambda a, b: torch.maximum(a, b), grad=True, a=value([1.0, 2.0, 3.0]), b=value([1.0, 3.0, 3.0]))
+case("minimum/ties", lambda a, b: torch.minimum(a, b), grad=True, a=value([1.0, 2.0, 3.0]), b=value([1.0, 3.0, 3.0]))
+case("where/broadcast", lambda c, a, b: torch.where(c, a, b), grad=True,
+     c=randint(0, 2, 2, 3, dtype="bool"), a=randn(2, 1), b=randn(3))
+
+# ---- unary, with the conventions at kinks ------------------------------------------------------------
+for name, f in [("neg", lambda x: -x), ("exp", torch.exp), ("tanh", torch.tanh), ("sigmoid", torch.sigmoid),
+                ("relu", torch.relu), ("abs", torch.abs)]:
+    case(f"{name}/randn", f, grad=True, x=randn(3, 4))
+    case(f"{name}/transposed", lambda x, f=f: f(x.t()), grad=True, x=randn(4, 3))
+case("log/positive", torch.log, grad=True, x=positive(3, 4))
+case("sqrt/positive", torch.sqrt, grad=True, x=positive(3, 4))
+case("relu/at-zero", torch.relu, grad=True, x=value([-1.0, 0.0, 1.0]))
+case("abs/at-zero", torch.abs, grad=True, x=value([-1.0, 0.0, 1.0]))
+case("clamp/both", lambda x: x.clamp(-0.5, 0.5), grad=True, x=randn(3, 4))
+case("clamp/at-bounds", lambda x: x.clamp(0.0, 1.0), grad=True, x=value([-1.0, 0.0, 0.5, 1.0, 2.0]))
+case("clamp/min-only", lambda x: x.clamp(min=0.0), grad=True, x=value([-1.0, 0.0, 1.0]))
+case("clamp/max-only", lambda x: x.clamp(max=0.0), grad=True, x=value([-1.0, 0.0, 1.0]))
+
+# ---- reductions -------------------------------------------------------------------------------------
+case("sum/all", lambda x: x.sum(), grad=True, x=randn(2, 3))
+case("sum/dims-keepdim", lambda x: x.sum((0, 2), keepdim=True), grad=True, x=randn(2, 3, 4))
+case("sum/negative-dim", lambda x: x.sum(-1), grad=True, x=randn(2, 3, 4))
+case("mean/all", lambda x: x.mean(), grad=True, x=randn(2, 3))
+case("mean/dim", lambda x: x.mean(1), grad=True, x=randn(2, 3, 4))
+case("max/all-distinct", lambda x: x.max(), grad=True, x=distinct(3, 4))
+case("max/all-ties", lambda x: x.max(), grad=True, x=value([1.0, 3.0, 3.0, 2.0]))
+case("min/all-ties", lambda x: x.min(), grad=True, x=value([[1.0, 3.0], [1.0, 1.0]]))
+case("max/dim", lambda x: x.max(1), grad=True, x=distinct(3, 4))
+case("max/dim-keepdim-ties", lambda x: x.max(1, keepdim=True), grad=True, x=value([[1.0, 3.0, 3.0, 2.0], [5.0, 5.0, 0.0, 1.0]]))
+case("min/dim0", lambda x: x.min(0), grad=True, x=distinct(3, 4))
+case("var/all", lambda x: x.var(), grad=True, x=randn(3, 4))
+case("var/dim-correction0", lambda x: torch.var(x, 1, unbiased=False, keepdim=True), grad=True, x=randn(3, 4))
+case("std/all", lambda x: x.std(), grad=True, x=randn(3, 4))
+case("std/dim", lambda x: x.std(0), grad=True, x=randn(3, 4))
+case("std/constant", lambda x: x.std(), grad=True, x=value([2.0, 2.0, 2.0]))
+case("softmax/dim1", lambda x: x.softmax(1), grad=True, x=randn(3, 4))
+case("softmax/dim0", lambda x: x.softmax(0), grad=True, x=randn(3, 4))
+case("log_softmax/dim-last", lambda x: x.log_softmax(-1), grad=True, x=randn(2, 3, 4))
+
+# ---- linear algebra -----------------------------------------------------------------------------------
+case("mm/plain", lambda a, b: a.mm(b), grad=True, a=randn(2, 3), b=randn(3, 4))
+case("mm/transposed", lambda a, b: a.mm(b.t()), grad=True, a=randn(2, 3), b=randn(4, 3))
+case("matmul/dot", lambda a, b: a @ b, grad=True, a=randn(3), b=randn(3))
+case("matmul/mv", lambda a, b: a @ b, grad=True, a=randn(2, 3), b=randn(3))
+case("matmul/vm", lambda a, b: a @ b, grad=True, a=randn(3), b=randn(3, 4))
+case("matmul/batched-matrix", lambda a, b: a @ b, grad=True, a=randn(2, 2, 3), b=randn(3, 4))
+case("matmul/matrix-batched", lambda a, b: a @ b, grad=True, a=randn(2, 3), b=randn(2, 3, 4))
+case("matmul/broadcast-batch", lambda a, b: a @ b, grad=True, a=randn(2, 1, 2, 3), b=randn(3, 3, 2))
+case("matmul/batched-vector", lambda a, b: a @ b, grad=True, a=randn(2, 2, 3), b=randn(3))
+case("matmul/vector-batched", lambda a, b: a @ b, grad=True, a=randn(3), b=randn(2, 3, 4))
+
+# ---- views and joins --------------------------------------------------------------------------------
+case("view/flat", lambda x: x.view(6) * 2, grad=True, x=randn(2, 3))
+case("reshape/copy", lambda x: x.t().reshape(6), grad=True, x=randn(2, 3))
+case("permute/3d", lambda x: x.permute(2, 0, 1), grad=True, x=randn(2, 3, 4))
+case("transpose/3d", lambda x: x.transpose(0, 2), grad=True, x=randn(2, 3, 4))
+case("t/2d", lambda x: x.t(), grad=True, x=randn(2, 3))
+case("expand/rank", lambda x: x.expand(2, 3, 4), grad=True, x=randn(3, 1))
+case("squeeze/all", lambda x: x.squeeze(), grad=True, x=randn(1, 3, 1))
+case("squeeze/dim", lambda x: x.squeeze(-1), grad=True, x=randn(2, 3, 1))
+case("unsqueeze/dim", lambda x: x.unsqueeze(1), grad=True, x=randn(2, 3))
+case("slice/step", lambda x: x[:, 1:5:2], grad=True, x=randn(3, 6))
+case("select/row", lambda x: x[1], grad=True, x=randn(3, 2))
+case("select/overlap", lambda x: x[0] * x[:, 0:2].sum(0), grad=True, x=randn(3, 2))
+case("cat/dim1", lambda a, b: torch.cat([a, b, a], 1), grad=True, a=randn(2, 3), b=randn(2, 1))
+case("stack/dim-last", lambda a, b: torch.stack([a, b], -1), grad=True, a=randn(2, 3), b=randn(2, 3))
+case("clone/plain", lambda x: x.clone() * x, grad=True, x=randn(3))
+case("contiguous/transposed", lambda x: x.t().contiguous(), grad=True, x=randn(2, 3))
+case("to/float64", lambda x: x.to(torch.float64) * 2, grad=True, x=randn(3))
+
+# ---- a small network: many rows composed ------------------------------------------------------------
+case("mlp/log-softmax-loss", lambda x, w1, b1, w2: ((x @ w1 + b1).relu() @ w2).log_softmax(1).mean(),
+     grad=True, nograd=("x",), x=randn(4, 5), w1=randn(5, 6), b1=randn(6), w2=randn(6, 3))

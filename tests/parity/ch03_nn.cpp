@@ -1,0 +1,77 @@
+// Chapter 3 parity: the Kindling twin of every case in ch03_nn.py.
+#include <kindling/nn.hpp>
+
+#include "parity.hpp"
+
+namespace F = kindling::nn::functional;
+namespace kd = kindling;
+using kd::Tensor;
+
+// ---- linear -------------------------------------------------------------------------------------
+PARITY_CASE("linear/basic") { return F::linear(in["x"], in["w"], in["b"]); }
+PARITY_CASE("linear/no-bias") { return F::linear(in["x"], in["w"]); }
+PARITY_CASE("linear/3d-input") { return F::linear(in["x"], in["w"], in["b"]); }
+PARITY_CASE("linear/float64") { return F::linear(in["x"], in["w"], in["b"]); }
+PARITY_CASE("linear/bad-in-features") { return F::linear(in["x"], in["w"]); }
+
+// ---- conv2d -------------------------------------------------------------------------------------
+PARITY_CASE("conv2d/basic") { return F::conv2d(in["x"], in["w"], in["b"]); }
+PARITY_CASE("conv2d/padding") { return F::conv2d(in["x"], in["w"], in["b"], 1, 2); }
+PARITY_CASE("conv2d/stride-dilation") { return F::conv2d(in["x"], in["w"], Tensor(), {2, 1}, {1, 0}, {1, 2}); }
+PARITY_CASE("conv2d/groups") { return F::conv2d(in["x"], in["w"], in["b"], 1, 1, 1, 2); }
+PARITY_CASE("conv2d/transposed-input") { return F::conv2d(in["x"].transpose(2, 3), in["w"]); }
+PARITY_CASE("conv2d/float64") { return F::conv2d(in["x"], in["w"], in["b"], 2, 1); }
+PARITY_CASE("conv2d/channel-mismatch") { return F::conv2d(in["x"], in["w"]); }
+
+// ---- pooling ------------------------------------------------------------------------------------
+PARITY_CASE("max_pool2d/basic") { return F::max_pool2d(in["x"], 2); }
+PARITY_CASE("max_pool2d/odd-size") { return F::max_pool2d(in["x"], 2); }
+PARITY_CASE("max_pool2d/stride-padding-ceil") { return F::max_pool2d(in["x"], 3, 2, 1, 1, true); }
+PARITY_CASE("max_pool2d/rect-dilation") { return F::max_pool2d(in["x"], {2, 3}, 1, 0, {2, 1}); }
+PARITY_CASE("avg_pool2d/basic") { return F::avg_pool2d(in["x"], 2); }
+PARITY_CASE("avg_pool2d/padding-count-pad") { return F::avg_pool2d(in["x"], 3, 2, 1); }
+PARITY_CASE("avg_pool2d/ceil-exclude-pad") { return F::avg_pool2d(in["x"], 3, 2, 1, true, false); }
+PARITY_CASE("adaptive_avg_pool2d/uneven") { return F::adaptive_avg_pool2d(in["x"], {3, 4}); }
+PARITY_CASE("adaptive_avg_pool2d/global") { return F::adaptive_avg_pool2d(in["x"], 1); }
+PARITY_CASE("adaptive_avg_pool2d/upsample") { return F::adaptive_avg_pool2d(in["x"], {4, 5}); }
+
+// ---- normalisation ------------------------------------------------------------------------------
+PARITY_CASE("batch_norm/train-2d-running-stats") {
+  Tensor rm = in["rm"], rv = in["rv"];
+  std::vector<Tensor> outs;
+  for (int i = 0; i < 3; ++i) outs.push_back(F::batch_norm(in["x"][i], rm, rv, in["w"], in["b"], true, 0.1, 1e-5));
+  outs.push_back(rm);
+  outs.push_back(rv);
+  return outs;
+}
+PARITY_CASE("batch_norm/train-1d") { return F::batch_norm(in["x"], Tensor(), Tensor(), in["w"], in["b"], true); }
+PARITY_CASE("batch_norm/train-1d-3d-input") {
+  return F::batch_norm(in["x"], Tensor(), Tensor(), in["w"], in["b"], true);
+}
+PARITY_CASE("batch_norm/eval") { return F::batch_norm(in["x"], in["rm"], in["rv"], in["w"], in["b"], false, 0.1, 1e-3); }
+PARITY_CASE("batch_norm/no-affine-float64") { return F::batch_norm(in["x"], Tensor(), Tensor(), Tensor(), Tensor(), true); }
+PARITY_CASE("layer_norm/last-dim") { return F::layer_norm(in["x"], {6}, in["w"], in["b"]); }
+PARITY_CASE("layer_norm/two-dims") { return F::layer_norm(in["x"], {3, 4}, in["w"], in["b"], 1e-6); }
+PARITY_CASE("layer_norm/no-affine") { return F::layer_norm(in["x"], {8}); }
+PARITY_CASE("layer_norm/bad-shape") { return F::layer_norm(in["x"], {5}); }
+
+// ---- embedding, activations ---------------------------------------------------------------------
+PARITY_CASE("embedding/basic") { return F::embedding(in["i"], in["w"]); }
+PARITY_CASE("embedding/repeated") { return F::embedding(in["i"], in["w"]); }
+PARITY_CASE("embedding/out-of-range") { return F::embedding(in["i"], in["w"]); }
+PARITY_CASE("gelu/exact") { return F::gelu(in["x"]); }
+PARITY_CASE("gelu/tanh") { return F::gelu(in["x"], "tanh"); }
+PARITY_CASE("gelu/float64") { return F::gelu(in["x"]); }
+PARITY_CASE("dropout/eval-is-identity") { return F::dropout(in["x"], 0.5, false); }
+PARITY_CASE("softmax/layer") { return kindling::nn::Softmax(1)(in["x"]); }
+PARITY_CASE("log_softmax/layer") { return kindling::nn::LogSoftmax(-1)(in["x"]); }
+PARITY_CASE("flatten/layer") { return kindling::nn::Flatten()(in["x"]); }
+
+// ---- a whole model with the same weights --------------------------------------------------------
+PARITY_CASE("model/small-cnn") {
+  Tensor rm = in["rm"], rv = in["rv"];
+  Tensor h = F::conv2d(in["x"], in["cw"], in["cb"], 1, 1);
+  h = F::batch_norm(h, rm, rv, in["bw"], in["bb"], true);
+  h = F::max_pool2d(F::relu(h), 2);
+  return {F::linear(h.flatten(1), in["lw"], in["lb"]), rm, rv};
+}

@@ -1,0 +1,86 @@
+# Chapter 3 parity: the nn layers' functional forms against torch.nn.functional 1.13, forward and
+# backward, with the weights passed in as inputs so both sides use identical parameters.
+# The C++ twin of each case is in ch03_nn.cpp, same name.
+import torch.nn.functional as F
+
+# ---- linear -------------------------------------------------------------------------------------
+case("linear/basic", lambda x, w, b: F.linear(x, w, b), grad=True, x=randn(8, 5), w=randn(3, 5), b=randn(3))
+case("linear/no-bias", lambda x, w: F.linear(x, w), grad=True, x=randn(4, 5), w=randn(2, 5))
+case("linear/3d-input", lambda x, w, b: F.linear(x, w, b), grad=True, x=randn(2, 3, 5), w=randn(4, 5), b=randn(4))
+case("linear/float64", lambda x, w, b: F.linear(x, w, b), grad=True,
+     x=randn(6, 5, dtype="float64"), w=randn(3, 5, dtype="float64"), b=randn(3, dtype="float64"))
+case("linear/bad-in-features", lambda x, w: F.linear(x, w), x=randn(4, 6), w=randn(2, 5), expect_error=True)
+
+# ---- conv2d -------------------------------------------------------------------------------------
+case("conv2d/basic", lambda x, w, b: F.conv2d(x, w, b), grad=True, x=randn(2, 3, 7, 6), w=randn(4, 3, 3, 3), b=randn(4))
+case("conv2d/padding", lambda x, w, b: F.conv2d(x, w, b, padding=2), grad=True,
+     x=randn(2, 1, 8, 8), w=randn(6, 1, 5, 5), b=randn(6))
+case("conv2d/stride-dilation", lambda x, w: F.conv2d(x, w, None, stride=(2, 1), padding=(1, 0), dilation=(1, 2)),
+     grad=True, x=randn(2, 2, 9, 8), w=randn(3, 2, 3, 2))
+case("conv2d/groups", lambda x, w, b: F.conv2d(x, w, b, groups=2, padding=1), grad=True,
+     x=randn(2, 4, 5, 5), w=randn(6, 2, 3, 3), b=randn(6))
+case("conv2d/transposed-input", lambda x, w: F.conv2d(x.transpose(2, 3), w), grad=True,
+     x=randn(1, 2, 6, 5), w=randn(2, 2, 3, 3))
+case("conv2d/float64", lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), grad=True,
+     x=randn(2, 3, 7, 7, dtype="float64"), w=randn(5, 3, 3, 3, dtype="float64"), b=randn(5, dtype="float64"))
+case("conv2d/channel-mismatch", lambda x, w: F.conv2d(x, w), x=randn(1, 2, 5, 5), w=randn(4, 3, 3, 3), expect_error=True)
+
+# ---- pooling ------------------------------------------------------------------------------------
+case("max_pool2d/basic", lambda x: F.max_pool2d(x, 2), grad=True, x=distinct(2, 3, 6, 6))
+case("max_pool2d/odd-size", lambda x: F.max_pool2d(x, 2), grad=True, x=distinct(1, 2, 7, 5))
+case("max_pool2d/stride-padding-ceil", lambda x: F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
+     grad=True, x=distinct(2, 2, 8, 7))
+case("max_pool2d/rect-dilation", lambda x: F.max_pool2d(x, (2, 3), stride=1, dilation=(2, 1)), grad=True,
+     x=distinct(1, 3, 6, 7))
+case("avg_pool2d/basic", lambda x: F.avg_pool2d(x, 2), grad=True, x=randn(2, 3, 6, 6))
+case("avg_pool2d/padding-count-pad", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1), grad=True, x=randn(2, 2, 7, 6))
+case("avg_pool2d/ceil-exclude-pad", lambda x: F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True,
+                                                            count_include_pad=False), grad=True, x=randn(2, 2, 8, 7))
+case("adaptive_avg_pool2d/uneven", lambda x: F.adaptive_avg_pool2d(x, (3, 4)), grad=True, x=randn(2, 3, 7, 9))
+case("adaptive_avg_pool2d/global", lambda x: F.adaptive_avg_pool2d(x, 1), grad=True, x=randn(2, 3, 5, 5))
+case("adaptive_avg_pool2d/upsample", lambda x: F.adaptive_avg_pool2d(x, (4, 5)), grad=True, x=randn(1, 2, 3, 3))
+
+# ---- normalisation ------------------------------------------------------------------------------
+def bn_steps(x, w, b, rm, rv):
+    # Three training steps on three batches, then the running statistics they left behind.
+    ys = [F.batch_norm(x[i], rm, rv, w, b, training=True, momentum=0.1, eps=1e-5) for i in range(3)]
+    return (*ys, rm, rv)
+case("batch_norm/train-2d-running-stats", bn_steps, grad=True, nograd=("rm", "rv"),
+     x=randn(3, 8, 4, 3, 3, scale=2.0, shift=1.0), w=randn(4), b=randn(4), rm=randn(4), rv=positive(4))
+case("batch_norm/train-1d", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), grad=True,
+     x=randn(16, 5), w=randn(5), b=randn(5))
+case("batch_norm/train-1d-3d-input", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), grad=True,
+     x=randn(4, 3, 6), w=randn(3), b=randn(3))
+case("batch_norm/eval", lambda x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b, training=False, eps=1e-3), grad=True,
+     nograd=("rm", "rv"), x=randn(4, 3, 2, 2), w=randn(3), b=randn(3), rm=randn(3), rv=positive(3))
+case("batch_norm/no-affine-float64", lambda x: F.batch_norm(x, None, None, training=True), grad=True,
+     x=randn(6, 2, 3, dtype="float64"))
+case("layer_norm/last-dim", lambda x, w, b: F.layer_norm(x, (6,), w, b), grad=True, x=randn(4, 6), w=randn(6), b=randn(6))
+case("layer_norm/two-dims", lambda x, w, b: F.layer_norm(x, (3, 4), w, b, eps=1e-6), grad=True,
+     x=randn(2, 5, 3, 4, shift=3.0), w=randn(3, 4), b=randn(3, 4))
+case("layer_norm/no-affine", lambda x: F.layer_norm(x, (8,)), grad=True, x=randn(3, 8))
+case("layer_norm/bad-shape", lambda x: F.layer_norm(x, (5,)), x=randn(3, 8), expect_error=True)
+
+# ---- embedding, activations ---------------------------------------------------------------------
+case("embedding/basic", lambda i, w: F.embedding(i, w), grad=True, i=randint(0, 10, 4, 5), w=randn(10, 3))
+case("embedding/repeated", lambda i, w: F.embedding(i, w), grad=True, i=value([[1, 1, 2], [2, 1, 0]], dtype="int64"),
+     w=randn(4, 2))
+case("embedding/out-of-range", lambda i, w: F.embedding(i, w), i=value([0, 4], dtype="int64"), w=randn(4, 2),
+     expect_error=True)
+case("gelu/exact", lambda x: F.gelu(x), grad=True, x=randn(5, 7, scale=2.0))
+case("gelu/tanh", lambda x: F.gelu(x, approximate="tanh"), grad=True, x=randn(5, 7, scale=2.0))
+case("gelu/float64", lambda x: F.gelu(x), grad=True, x=randn(4, 4, dtype="float64"))
+case("dropout/eval-is-identity", lambda x: F.dropout(x, 0.5, training=False), grad=True, x=randn(3, 4))
+case("softmax/layer", lambda x: torch.nn.Softmax(dim=1)(x), grad=True, x=randn(4, 5))
+case("log_softmax/layer", lambda x: torch.nn.LogSoftmax(dim=-1)(x), grad=True, x=randn(4, 5))
+case("flatten/layer", lambda x: torch.nn.Flatten()(x), grad=True, x=randn(2, 3, 4, 5))
+
+# ---- a whole model with the same weights: conv → bn → relu → pool → flatten → linear -----------
+def small_cnn(x, cw, cb, bw, bb, lw, lb, rm, rv):
+    h = F.conv2d(x, cw, cb, padding=1)
+    h = F.batch_norm(h, rm, rv, bw, bb, training=True)
+    h = F.max_pool2d(F.relu(h), 2)
+    return (F.linear(h.flatten(1), lw, lb), rm, rv)
+case("model/small-cnn", small_cnn, grad=True, nograd=("rm", "rv"), atol=1e-4,  # three layers of float32 sums
+     x=randn(4, 1, 6, 6), cw=randn(3, 1, 3, 3), cb=randn(3), bw=randn(3), bb=randn(3), lw=randn(2, 27), lb=randn(2),
+     rm=randn(3), rv=positive(3))

@@ -1,0 +1,182 @@
+// Chapter 5 parity: the Kindling twin of every case in ch05_optim.py.
+#include <kindling/train.hpp>
+
+#include "parity.hpp"
+
+namespace kd = kindling;
+
+namespace {
+constexpr int kSteps = 12;
+namespace optim = kindling::optim;
+namespace F = kindling::nn::functional;
+using kd::Tensor;
+
+// Same protocol as trajectory() in the .py: feed gradients gw[k], gb[k]; collect params after each step.
+template <class MakeOpt>
+parity::Outputs trajectory(parity::Inputs& in, MakeOpt make_opt) {
+  Tensor w = in["w"].clone().requires_grad_(), b = in["b"].clone().requires_grad_();
+  auto opt = make_opt(std::vector<Tensor>{w, b});
+  std::vector<Tensor> ws, bs;
+  for (int k = 0; k < kSteps; ++k) {
+    opt.zero_grad();
+    w.set_grad(in["gw"][k].clone());
+    b.set_grad(in["gb"][k].clone());
+    opt.step();
+    ws.push_back(w.detach().clone());
+    bs.push_back(b.detach().clone());
+  }
+  return {kd::stack(ws), kd::stack(bs)};
+}
+
+#define OPT_CASE(name, expr) \
+  PARITY_CASE("optim/" name) { return trajectory(in, [](std::vector<Tensor> p) { return expr; }); }
+
+template <class MakeSched, class Step>
+parity::Outputs lr_sequence(MakeSched make_sched, Step step, int epochs = 30) {
+  Tensor p = kd::zeros({1}).requires_grad_();
+  optim::SGD opt({p}, {.lr = 0.1});
+  auto sched = make_sched(opt);
+  std::vector<double> lrs;
+  for (int e = 0; e < epochs; ++e) {
+    opt.step();
+    step(sched, e);
+    lrs.push_back(opt.lr());
+  }
+  return kd::tensor(lrs, {epochs});
+}
+const std::vector<double> kPlateau = {1.0, 0.9, 0.8, 0.8, 0.81, 0.79, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.7, 0.7, 0.7,
+                                      0.7, 0.7, 0.7, 0.7, 0.7, 0.69999, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7};
+auto epoch_step = [](auto& s, int) { s.step(); };
+}  // namespace
+
+OPT_CASE("sgd/plain", optim::SGD(p, {.lr = 0.1}))
+OPT_CASE("sgd/momentum", optim::SGD(p, {.lr = 0.1, .momentum = 0.9}))
+OPT_CASE("sgd/dampening", optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .dampening = 0.3}))
+OPT_CASE("sgd/nesterov", optim::SGD(p, {.lr = 0.05, .momentum = 0.9, .nesterov = true}))
+OPT_CASE("sgd/weight-decay", optim::SGD(p, {.lr = 0.1, .momentum = 0.5, .weight_decay = 0.01}))
+OPT_CASE("sgd/maximize", optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .maximize = true}))
+OPT_CASE("sgd/float64", optim::SGD(p, {.lr = 0.1, .momentum = 0.9}))
+OPT_CASE("adam/default", optim::Adam(p, {.lr = 1e-3}))
+OPT_CASE("adam/betas-eps", optim::Adam(p, {.lr = 1e-2, .betas = {0.8, 0.99}, .eps = 1e-6}))
+OPT_CASE("adam/weight-decay", optim::Adam(p, {.lr = 1e-2, .weight_decay = 0.1}))
+OPT_CASE("adam/amsgrad", optim::Adam(p, {.lr = 1e-2, .amsgrad = true}))
+OPT_CASE("adam/maximize", optim::Adam(p, {.lr = 1e-2, .maximize = true}))
+OPT_CASE("adam/float64", optim::Adam(p, {.lr = 1e-2}))
+OPT_CASE("adamw/default", optim::AdamW(p, {.lr = 1e-2}))
+OPT_CASE("adamw/weight-decay", optim::AdamW(p, {.lr = 1e-2, .weight_decay = 0.5}))
+OPT_CASE("adamw/amsgrad", optim::AdamW(p, {.lr = 1e-2, .weight_decay = 0.1, .amsgrad = true}))
+
+PARITY_CASE("sched/step") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::StepLR(o, 7, 0.5); }, epoch_step);
+}
+PARITY_CASE("sched/multistep") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::MultiStepLR(o, {3, 10, 10, 20}, 0.3); }, epoch_step);
+}
+PARITY_CASE("sched/exponential") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::ExponentialLR(o, 0.9); }, epoch_step);
+}
+PARITY_CASE("sched/cosine") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingLR(o, 10, 0.001); }, epoch_step);
+}
+PARITY_CASE("sched/plateau-min") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::ReduceLROnPlateau(o, {.factor = 0.1, .patience = 2}); },
+                     [](auto& s, int e) { s.step(kPlateau[e]); });
+}
+PARITY_CASE("sched/plateau-cooldown-abs") {
+  using O = optim::ReduceLROnPlateauOptions;
+  return lr_sequence(
+      [](optim::Optimizer& o) {
+        return optim::ReduceLROnPlateau(o, {.factor = 0.5, .patience = 1, .threshold = 0.05,
+                                            .threshold_mode = O::ThresholdMode::Abs, .cooldown = 2, .min_lr = 0.01});
+      },
+      [](auto& s, int e) { s.step(kPlateau[e]); });
+}
+PARITY_CASE("sched/plateau-max") {
+  using O = optim::ReduceLROnPlateauOptions;
+  return lr_sequence(
+      [](optim::Optimizer& o) { return optim::ReduceLROnPlateau(o, {.mode = O::Mode::Max, .factor = 0.5, .patience = 3}); },
+      [](auto& s, int e) { s.step(-kPlateau[e]); });
+}
+
+using R = kindling::nn::Reduction;
+PARITY_CASE("loss/cross-entropy") { return F::cross_entropy(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-sum") { return F::cross_entropy(in["x"], in["t"], {.reduction = R::Sum}); }
+PARITY_CASE("loss/cross-entropy-none") { return F::cross_entropy(in["x"], in["t"], {.reduction = R::None}); }
+PARITY_CASE("loss/cross-entropy-large-logits") { return F::cross_entropy(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-weight") { return F::cross_entropy(in["x"], in["t"], {.weight = in["w"]}); }
+PARITY_CASE("loss/cross-entropy-ignore-index") { return F::cross_entropy(in["x"], in["t"], {.ignore_index = 2}); }
+PARITY_CASE("loss/cross-entropy-label-smoothing") {
+  return F::cross_entropy(in["x"], in["t"], {.label_smoothing = 0.1});
+}
+PARITY_CASE("loss/cross-entropy-smoothing-weight") {
+  return F::cross_entropy(in["x"], in["t"], {.label_smoothing = 0.2, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-smoothing-ignore") {
+  return F::cross_entropy(in["x"], in["t"], {.ignore_index = 1, .label_smoothing = 0.3});
+}
+PARITY_CASE("loss/cross-entropy-1d") { return kd::nn::CrossEntropyLoss()(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-float64") { return kd::nn::CrossEntropyLoss()(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-label-out-of-range") { return kd::nn::CrossEntropyLoss()(in["x"], in["t"]); }
+PARITY_CASE("loss/nll") { return kd::nn::NLLLoss()(in["x"], in["t"]); }
+PARITY_CASE("loss/nll-weight-sum") { return F::nll_loss(in["x"], in["t"], {.reduction = R::Sum, .weight = in["w"]}); }
+PARITY_CASE("loss/mse") { return kd::nn::MSELoss()(in["x"], in["y"]); }
+PARITY_CASE("loss/mse-none") { return kd::nn::MSELoss(R::None)(in["x"], in["y"]); }
+PARITY_CASE("loss/l1") { return kd::nn::L1Loss()(in["x"], in["y"]); }
+PARITY_CASE("loss/l1-sum") { return kd::nn::L1Loss(R::Sum)(in["x"], in["y"]); }
+PARITY_CASE("loss/smooth-l1") { return kd::nn::SmoothL1Loss()(in["x"], in["y"]); }
+PARITY_CASE("loss/smooth-l1-beta") { return kd::nn::SmoothL1Loss({.beta = 0.5})(in["x"], in["y"]); }
+PARITY_CASE("loss/smooth-l1-beta0") { return kd::nn::SmoothL1Loss({.beta = 0.0})(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-with-logits") { return kd::nn::BCEWithLogitsLoss()(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-with-logits-extreme") { return kd::nn::BCEWithLogitsLoss()(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-with-logits-pos-weight") {
+  return kd::nn::BCEWithLogitsLoss({.pos_weight = in["pw"]})(in["x"], in["y"]);
+}
+PARITY_CASE("loss/bce-with-logits-weight-none") {
+  return kd::nn::BCEWithLogitsLoss({.reduction = R::None, .weight = in["w"]})(in["x"], in["y"]);
+}
+
+// ---- a whole training loop (train_loop() in the .py) ---------------------------------------------
+namespace {
+constexpr int kTrainSteps = 10;
+
+struct Mlp : kd::nn::Module {
+  kd::nn::Linear fc1{20, 16};
+  kd::nn::ReLU relu;
+  kd::nn::Linear fc2{16, 5};
+  Mlp() {
+    register_module("0", fc1);  // PyTorch's Sequential names: "0.weight", ...
+    register_module("1", relu);
+    register_module("2", fc2);
+  }
+  Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x))); }
+};
+
+template <class MakeOpt>
+parity::Outputs train_loop(parity::Inputs& in, MakeOpt make_opt) {
+  Mlp model;
+  model.load_state_dict({{"0.weight", in["w1"]}, {"0.bias", in["b1"]}, {"2.weight", in["w2"]}, {"2.bias", in["b2"]}});
+  auto opt = make_opt(model.parameters());
+  kd::nn::CrossEntropyLoss criterion;
+  std::vector<float> losses;
+  for (int k = 0; k < kTrainSteps; ++k) {
+    opt.zero_grad();
+    Tensor loss = criterion(model(in["x"][k]), in["y"][k]);
+    loss.backward();
+    opt.step();
+    losses.push_back(loss.item<float>());
+  }
+  std::vector<Tensor> out{kd::tensor(losses, {kTrainSteps})};
+  for (const auto& p : model.parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+}  // namespace
+
+PARITY_CASE("train/mlp-adam") {
+  return train_loop(in, [](std::vector<Tensor> p) { return optim::Adam(p, {.lr = 1e-2}); });
+}
+PARITY_CASE("train/mlp-sgd-momentum") {
+  return train_loop(in, [](std::vector<Tensor> p) { return optim::SGD(p, {.lr = 0.1, .momentum = 0.9}); });
+}
+PARITY_CASE("train/mlp-adamw") {
+  return train_loop(in, [](std::vector<Tensor> p) { return optim::AdamW(p, {.lr = 1e-2, .weight_decay = 0.1}); });
+}

@@ -1,0 +1,164 @@
+# Chapter 5 parity: optimizers (trajectories over 12 steps from the same weights and gradients),
+# LR schedulers (lr sequences) and losses (forward + backward).
+import torch.nn.functional as F
+
+STEPS = 12
+
+
+def trajectory(make_opt):
+    """Runs `make_opt([w, b])` for STEPS steps feeding gradients gw[k], gb[k]; returns the stacked
+    parameters after every step ([STEPS, ...] each) — every intermediate value is compared."""
+    def run(w, b, gw, gb):
+        w = w.clone().requires_grad_(True)
+        b = b.clone().requires_grad_(True)
+        opt = make_opt([w, b])
+        ws, bs = [], []
+        for k in range(STEPS):
+            opt.zero_grad()
+            w.grad = gw[k].clone()
+            b.grad = gb[k].clone()
+            opt.step()
+            ws.append(w.detach().clone())
+            bs.append(b.detach().clone())
+        return torch.stack(ws), torch.stack(bs)
+    return run
+
+
+def opt_case(name, make_opt, dtype="float32"):
+    case(f"optim/{name}", trajectory(make_opt), w=randn(4, 3, dtype=dtype), b=randn(3, dtype=dtype),
+         gw=randn(STEPS, 4, 3, dtype=dtype), gb=randn(STEPS, 3, dtype=dtype))
+
+
+opt_case("sgd/plain", lambda p: torch.optim.SGD(p, lr=0.1))
+opt_case("sgd/momentum", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9))
+opt_case("sgd/dampening", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.3))
+opt_case("sgd/nesterov", lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True))
+opt_case("sgd/weight-decay", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.5, weight_decay=0.01))
+opt_case("sgd/maximize", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, maximize=True))
+opt_case("sgd/float64", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9), dtype="float64")
+opt_case("adam/default", lambda p: torch.optim.Adam(p, lr=1e-3))
+opt_case("adam/betas-eps", lambda p: torch.optim.Adam(p, lr=1e-2, betas=(0.8, 0.99), eps=1e-6))
+opt_case("adam/weight-decay", lambda p: torch.optim.Adam(p, lr=1e-2, weight_decay=0.1))
+opt_case("adam/amsgrad", lambda p: torch.optim.Adam(p, lr=1e-2, amsgrad=True))
+opt_case("adam/maximize", lambda p: torch.optim.Adam(p, lr=1e-2, maximize=True))
+opt_case("adam/float64", lambda p: torch.optim.Adam(p, lr=1e-2), dtype="float64")
+opt_case("adamw/default", lambda p: torch.optim.AdamW(p, lr=1e-2))
+opt_case("adamw/weight-decay", lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.5))
+opt_case("adamw/amsgrad", lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1, amsgrad=True))
+
+
+# ---- LR schedulers: the lr after each of 30 epochs --------------------------------------------
+def lr_sequence(make_sched, epochs=30, metrics=None):
+    def run(*_):
+        p = torch.zeros(1, requires_grad=True)
+        opt = torch.optim.SGD([p], lr=0.1)
+        sched = make_sched(opt)
+        lrs = []
+        for e in range(epochs):
+            opt.step()
+            if metrics is None:
+                sched.step()
+            else:
+                sched.step(metrics[e])
+            lrs.append(opt.param_groups[0]["lr"])
+        return torch.tensor(lrs, dtype=torch.float64)
+    return run
+
+
+S = torch.optim.lr_scheduler
+case("sched/step", lr_sequence(lambda o: S.StepLR(o, step_size=7, gamma=0.5)), rtol=1e-12, atol=0)
+case("sched/multistep", lr_sequence(lambda o: S.MultiStepLR(o, milestones=[3, 10, 10, 20], gamma=0.3)),
+     rtol=1e-12, atol=0)
+case("sched/exponential", lr_sequence(lambda o: S.ExponentialLR(o, gamma=0.9)), rtol=1e-12, atol=0)
+case("sched/cosine", lr_sequence(lambda o: S.CosineAnnealingLR(o, T_max=10, eta_min=0.001)), rtol=1e-12,
+     atol=1e-15)
+PLATEAU = [1.0, 0.9, 0.8, 0.8, 0.81, 0.79, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7,
+           0.7, 0.69999, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7]
+case("sched/plateau-min", lr_sequence(lambda o: S.ReduceLROnPlateau(o, mode="min", factor=0.1, patience=2),
+                                      metrics=PLATEAU), rtol=1e-12, atol=0)
+case("sched/plateau-cooldown-abs", lr_sequence(
+    lambda o: S.ReduceLROnPlateau(o, mode="min", factor=0.5, patience=1, cooldown=2, threshold=0.05,
+                                  threshold_mode="abs", min_lr=0.01), metrics=PLATEAU), rtol=1e-12, atol=0)
+case("sched/plateau-max", lr_sequence(lambda o: S.ReduceLROnPlateau(o, mode="max", factor=0.5, patience=3),
+                                      metrics=[-m for m in PLATEAU]), rtol=1e-12, atol=0)
+
+# ---- losses: forward and backward ---------------------------------------------------------------
+case("loss/cross-entropy", lambda x, t: F.cross_entropy(x, t), grad=True, x=randn(8, 5), t=randint(0, 5, 8))
+case("loss/cross-entropy-sum", lambda x, t: F.cross_entropy(x, t, reduction="sum"), grad=True,
+     x=randn(8, 5), t=randint(0, 5, 8))
+case("loss/cross-entropy-none", lambda x, t: F.cross_entropy(x, t, reduction="none"), grad=True,
+     x=randn(8, 5), t=randint(0, 5, 8))
+case("loss/cross-entropy-large-logits", lambda x, t: F.cross_entropy(x, t), grad=True,
+     x=randn(8, 5, scale=500), t=randint(0, 5, 8))
+case("loss/cross-entropy-weight", lambda x, t, w: F.cross_entropy(x, t, weight=w), grad=True, nograd=["w"],
+     x=randn(8, 5), t=randint(0, 5, 8), w=rand(5, low=0.5, high=2))
+case("loss/cross-entropy-ignore-index", lambda x, t: F.cross_entropy(x, t, ignore_index=2), grad=True,
+     x=randn(8, 5), t=randint(0, 5, 8))
+case("loss/cross-entropy-label-smoothing", lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), grad=True,
+     x=randn(8, 5), t=randint(0, 5, 8))
+case("loss/cross-entropy-smoothing-weight", lambda x, t, w: F.cross_entropy(x, t, weight=w, label_smoothing=0.2),
+     grad=True, nograd=["w"], x=randn(8, 5), t=randint(0, 5, 8), w=rand(5, low=0.5, high=2))
+case("loss/cross-entropy-smoothing-ignore", lambda x, t: F.cross_entropy(x, t, ignore_index=1, label_smoothing=0.3),
+     grad=True, x=randn(8, 5), t=value([0, 1, 2, 1, 4, 3, 1, 0], dtype="int64"))
+case("loss/cross-entropy-1d", lambda x, t: F.cross_entropy(x, t), grad=True, x=randn(5), t=value(3, dtype="int64"))
+case("loss/cross-entropy-float64", lambda x, t: F.cross_entropy(x, t), grad=True, x=randn(8, 5, dtype="float64"),
+     t=randint(0, 5, 8))
+case("loss/cross-entropy-label-out-of-range", lambda x, t: F.cross_entropy(x, t), x=randn(4, 3),
+     t=value([0, 1, 3, 2], dtype="int64"), expect_error=True)
+case("loss/nll", lambda x, t: F.nll_loss(x, t), grad=True, x=randn(6, 4), t=randint(0, 4, 6))
+case("loss/nll-weight-sum", lambda x, t, w: F.nll_loss(x, t, weight=w, reduction="sum"), grad=True, nograd=["w"],
+     x=randn(6, 4), t=randint(0, 4, 6), w=rand(4))
+case("loss/mse", lambda x, y: F.mse_loss(x, y), grad=True, x=randn(4, 3), y=randn(4, 3))
+case("loss/mse-none", lambda x, y: F.mse_loss(x, y, reduction="none"), grad=True, x=randn(4, 3), y=randn(4, 3))
+case("loss/l1", lambda x, y: F.l1_loss(x, y), grad=True, x=randn(4, 3), y=randn(4, 3))
+case("loss/l1-sum", lambda x, y: F.l1_loss(x, y, reduction="sum"), grad=True, x=randn(4, 3), y=randn(4, 3))
+case("loss/smooth-l1", lambda x, y: F.smooth_l1_loss(x, y), grad=True, x=randn(4, 3, scale=2), y=randn(4, 3))
+case("loss/smooth-l1-beta", lambda x, y: F.smooth_l1_loss(x, y, beta=0.5), grad=True, x=randn(4, 3, scale=2),
+     y=randn(4, 3))
+case("loss/smooth-l1-beta0", lambda x, y: F.smooth_l1_loss(x, y, beta=0.0), grad=True, x=randn(4, 3), y=randn(4, 3))
+case("loss/bce-with-logits", lambda x, y: F.binary_cross_entropy_with_logits(x, y), grad=True,
+     x=randn(4, 3, scale=5), y=rand(4, 3))
+case("loss/bce-with-logits-extreme", lambda x, y: F.binary_cross_entropy_with_logits(x, y), grad=True,
+     x=value([[-200.0, 200.0, 0.0]]), y=value([[1.0, 0.0, 0.5]]))
+case("loss/bce-with-logits-pos-weight", lambda x, y, pw: F.binary_cross_entropy_with_logits(x, y, pos_weight=pw),
+     grad=True, nograd=["pw"], x=randn(4, 3), y=rand(4, 3), pw=rand(3, low=0.5, high=3))
+case("loss/bce-with-logits-weight-none", lambda x, y, w: F.binary_cross_entropy_with_logits(
+    x, y, weight=w, reduction="none"), grad=True, nograd=["w"], x=randn(4, 3), y=rand(4, 3), w=rand(4, 3))
+
+
+# ---- a whole training loop: SimpleNet-like 20 -> 16 -> 5 MLP, identical initial weights and batches ---
+# zero_grad -> forward -> loss -> backward -> step, STEPS_TRAIN times; the per-step losses and the final
+# weights are compared, so the forward, every backward formula, gradient accumulation into .grad and
+# the optimizer must all agree.
+STEPS_TRAIN = 10
+
+
+def train_loop(make_opt):
+    def run(w1, b1, w2, b2, x, y):
+        model = torch.nn.Sequential(torch.nn.Linear(20, 16), torch.nn.ReLU(), torch.nn.Linear(16, 5))
+        with torch.no_grad():
+            for p, v in zip(model.parameters(), (w1, b1, w2, b2)):
+                p.copy_(v)
+        opt = make_opt(model.parameters())
+        criterion = torch.nn.CrossEntropyLoss()
+        losses = []
+        for k in range(STEPS_TRAIN):
+            opt.zero_grad()
+            loss = criterion(model(x[k]), y[k])
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return (torch.tensor(losses, dtype=torch.float32), *[p.detach().clone() for p in model.parameters()])
+    return run
+
+
+def train_case(name, make_opt):
+    bound1, bound2 = 1 / 20 ** 0.5, 1 / 16 ** 0.5
+    case(f"train/{name}", train_loop(make_opt), w1=rand(16, 20, low=-bound1, high=bound1),
+         b1=rand(16, low=-bound1, high=bound1), w2=rand(5, 16, low=-bound2, high=bound2),
+         b2=rand(5, low=-bound2, high=bound2), x=randn(STEPS_TRAIN, 8, 20), y=randint(0, 5, STEPS_TRAIN, 8))
+
+
+train_case("mlp-adam", lambda p: torch.optim.Adam(p, lr=1e-2))
+train_case("mlp-sgd-momentum", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9))
+train_case("mlp-adamw", lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1))

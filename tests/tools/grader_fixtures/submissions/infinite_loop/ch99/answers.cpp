@@ -1,0 +1,21 @@
+// Planted submission "infinite_loop" for the grader's own tests: ex1 misbehaves, ex2 is right.
+#include "answers.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+
+namespace kindling::exercises::ch99 {
+
+int add(int a, int b) {
+  volatile bool forever = true;
+  while (forever) {
+  }
+  return a + b;
+}
+
+int sum(const std::vector<int>& v) { return std::accumulate(v.begin(), v.end(), 0); }
+
+int Counter::count() { return ++calls; }
+
+}  // namespace kindling::exercises::ch99

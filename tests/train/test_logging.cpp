@@ -1,0 +1,128 @@
+// Logging: the per-epoch line, CSV / JSON-lines history (parsed back), the SVG plot, and a progress
+// bar that stays silent when stdout is not a terminal.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+#include "train/train_test_utils.hpp"
+
+namespace train = kindling::train;
+using Catch::Contains;
+using kdtest::TempDir;
+
+namespace {
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+train::TrainingLog sample_log(std::FILE* sink) {
+  train::TrainingLog log(3);
+  log.log({.epoch = 1, .lr = 1e-3, .train_loss = 0.75, .val_loss = 0.5, .val_accuracy = 0.8125, .seconds = 1.5}, sink);
+  log.log({.epoch = 2, .lr = 1e-4, .train_loss = 0.25, .seconds = 1.25}, sink);  // no validation this epoch
+  return log;
+}
+}  // namespace
+
+TEST_CASE("logging: one line per epoch, leaving out what was not measured") {
+  TempDir dir;
+  std::FILE* f = std::fopen((dir / "out.txt").c_str(), "w");
+  REQUIRE(f);
+  auto log = sample_log(f);
+  std::fclose(f);
+  const std::string text = read_text(dir / "out.txt");
+  CHECK_THAT(text, Contains("Epoch [1/3]") && Contains("train loss 0.7500") && Contains("val loss 0.5000") &&
+                       Contains("acc 81.25%"));
+  const std::string second = text.substr(text.find("Epoch [2/3]"));
+  CHECK(second.find("val") == std::string::npos);
+  CHECK(log.history().size() == 2);
+}
+
+TEST_CASE("logging: the CSV history has a header and one row per epoch") {
+  TempDir dir;
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  auto log = sample_log(sink);
+  std::fclose(sink);
+  log.write_csv(dir / "history.csv");
+  std::istringstream in(read_text(dir / "history.csv"));
+  std::string header, row1, row2, extra;
+  std::getline(in, header);
+  std::getline(in, row1);
+  std::getline(in, row2);
+  CHECK_FALSE(std::getline(in, extra));
+  CHECK(header == "epoch,lr,train_loss,val_loss,val_accuracy,seconds,peak_rss_mb,tensor_mb");
+  CHECK(row1.rfind("1,0.001,0.75,0.5,0.8125,1.5,", 0) == 0);
+  CHECK(row2.rfind("2,0.0001,0.25,", 0) == 0);
+}
+
+TEST_CASE("logging: JSON lines parse back, with null for missing values") {
+  TempDir dir;
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  auto log = sample_log(sink);
+  std::fclose(sink);
+  log.write_jsonl(dir / "history.jsonl");
+  std::istringstream in(read_text(dir / "history.jsonl"));
+  std::string line;
+  std::vector<nlohmann::json> rows;
+  while (std::getline(in, line)) rows.push_back(nlohmann::json::parse(line));
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["epoch"] == 1);
+  CHECK(rows[0]["val_accuracy"].get<double>() == 0.8125);
+  CHECK(rows[1]["val_loss"].is_null());  // NaN is not JSON
+  CHECK(rows[1]["lr"].get<double>() == Approx(1e-4));
+}
+
+TEST_CASE("logging: writing into a missing folder fails with the path in the message") {
+  train::TrainingLog log;
+  CHECK_THROWS_WITH(log.write_csv("/nonexistent-folder/h.csv"), Contains("/nonexistent-folder/h.csv"));
+}
+
+TEST_CASE("logging: the SVG plot has one polyline per series and skips NaN points") {
+  TempDir dir;
+  const double nan = std::nan("");
+  train::write_svg_plot(dir / "plot.svg", "Loss", "epoch", "loss",
+                        {{"train", {1, 2, 3}, {1.0, 0.5, 0.25}}, {"val", {1, 2, 3}, {1.1, nan, 0.9}}});
+  const std::string svg = read_text(dir / "plot.svg");
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK_THAT(svg, Contains("</svg>") && Contains(">train</text>") && Contains(">val</text>"));
+  std::size_t count = 0;
+  for (auto pos = svg.find("<polyline"); pos != std::string::npos; pos = svg.find("<polyline", pos + 1)) ++count;
+  CHECK(count == 2);
+  CHECK(svg.find("nan") == std::string::npos);
+}
+
+TEST_CASE("logging: the progress bar draws nothing when stdout is not a terminal") {
+  TempDir dir;
+  // Point stdout at a file for the duration of the test (what CI and the book build do).
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  REQUIRE(saved >= 0);
+  std::FILE* f = std::fopen((dir / "stdout.txt").c_str(), "w");
+  REQUIRE(f);
+  ::dup2(::fileno(f), STDOUT_FILENO);
+  bool enabled = true;
+  {
+    train::ProgressBar bar(100, "epoch 1");
+    enabled = bar.enabled();
+    for (int i = 1; i <= 100; ++i) bar.update(i, "loss 0.5");
+    bar.close();
+  }
+  std::fflush(stdout);
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  std::fclose(f);
+  CHECK_FALSE(enabled);
+  CHECK(read_text(dir / "stdout.txt").empty());
+  // And asked not to draw even on a terminal, it stays off.
+  CHECK_FALSE(train::ProgressBar(10, "x", false).enabled());
+}
+
+TEST_CASE("logging: peak_rss_mb reads a plausible number") {
+  const double mb = train::peak_rss_mb();
+  CHECK(mb > 1);
+  CHECK(mb < 64 * 1024);
+}

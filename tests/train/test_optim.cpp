@@ -1,0 +1,179 @@
+// Optimizers: argument errors, zero_grad, parameter groups, and state_dict round trips (an optimizer
+// restored from a state dict must continue exactly like the one that was never interrupted).
+#include <catch2/catch.hpp>
+#include <kindling/train.hpp>
+
+namespace kd = kindling;
+namespace optim = kindling::optim;
+using Catch::Contains;
+
+namespace {
+
+// Two parameters and a fixed sequence of gradients, drawn from a seeded generator.
+struct Problem {
+  kd::Tensor w, b;
+  std::vector<kd::Tensor> gw, gb;
+  explicit Problem(int steps, kd::DType dtype = kd::kFloat32) {
+    kd::Generator gen(42);
+    w = kd::randn({4, 3}, {.dtype = dtype}, &gen).requires_grad_();
+    b = kd::randn({3}, {.dtype = dtype}, &gen).requires_grad_();
+    for (int k = 0; k < steps; ++k) {
+      gw.push_back(kd::randn({4, 3}, {.dtype = dtype}, &gen));
+      gb.push_back(kd::randn({3}, {.dtype = dtype}, &gen));
+    }
+  }
+  void feed(int k) {
+    w.set_grad(gw[k].clone());
+    b.set_grad(gb[k].clone());
+  }
+};
+
+template <class T>
+std::vector<T> values(const kd::Tensor& t) {
+  return t.detach().contiguous().to_vector<T>();
+}
+
+// Runs `steps` steps straight, and `k` steps + state_dict → fresh optimizer → the rest; the
+// parameters must agree to the last bit.
+template <class Make>
+void check_resume(Make make, int steps = 10, int k = 4) {
+  Problem straight(steps), resumed(steps);
+  auto opt = make(std::vector<kd::Tensor>{straight.w, straight.b});
+  for (int s = 0; s < steps; ++s) {
+    opt.zero_grad();
+    straight.feed(s);
+    opt.step();
+  }
+  optim::OptimizerState saved;
+  {
+    auto first = make(std::vector<kd::Tensor>{resumed.w, resumed.b});
+    for (int s = 0; s < k; ++s) {
+      first.zero_grad();
+      resumed.feed(s);
+      first.step();
+    }
+    saved = first.state_dict();
+  }
+  auto second = make(std::vector<kd::Tensor>{resumed.w, resumed.b});
+  second.load_state_dict(saved);
+  for (int s = k; s < steps; ++s) {
+    second.zero_grad();
+    resumed.feed(s);
+    second.step();
+  }
+  CHECK(values<float>(straight.w) == values<float>(resumed.w));
+  CHECK(values<float>(straight.b) == values<float>(resumed.b));
+}
+
+}  // namespace
+
+TEST_CASE("optim: an empty parameter list is refused with a hint") {
+  CHECK_THROWS_WITH(optim::SGD({}, {.lr = 0.1}), Contains("empty parameter list") && Contains("model.parameters()"));
+  CHECK_THROWS_AS(optim::Adam({}), kd::ValueError);
+}
+
+TEST_CASE("optim: parameters must be float leaves that require grad") {
+  kd::Tensor no_grad = kd::zeros({3});
+  CHECK_THROWS_WITH(optim::Adam({no_grad}), Contains("not a leaf tensor that requires grad"));
+  kd::Tensor leaf = kd::zeros({3}).requires_grad_();
+  kd::Tensor non_leaf = leaf * 2;
+  CHECK_THROWS_WITH(optim::SGD({non_leaf}, {.lr = 0.1}), Contains("shape [3]"));
+  kd::Tensor ints = kd::zeros({3}, {.dtype = kd::kInt64});
+  CHECK_THROWS_AS(optim::SGD({ints}, {.lr = 0.1}), kd::DTypeError);
+}
+
+TEST_CASE("optim: invalid options name the optimizer and the value") {
+  kd::Tensor p = kd::zeros({2}).requires_grad_();
+  CHECK_THROWS_WITH(optim::SGD({p}, {.lr = -1}), Contains("SGD") && Contains("learning rate"));
+  CHECK_THROWS_WITH(optim::SGD({p}, {.lr = 0.1, .nesterov = true}), Contains("Nesterov"));
+  CHECK_THROWS_WITH(optim::Adam({p}, {.betas = {0.9, 1.0}}), Contains("Adam") && Contains("betas"));
+  CHECK_THROWS_WITH(optim::AdamW({p}, {.lr = -0.5}), Contains("AdamW"));
+  CHECK_THROWS_WITH(optim::Adam({p}, {.eps = -1}), Contains("eps"));
+}
+
+TEST_CASE("optim: zero_grad zeroes in place, set_to_none drops the gradient") {
+  kd::Tensor p = kd::ones({3}).requires_grad_();
+  optim::SGD opt({p}, {.lr = 0.1});
+  (p * 2).sum().backward();
+  kd::Tensor g = p.grad();
+  opt.zero_grad();
+  REQUIRE(p.grad().defined());
+  CHECK(p.grad().is_same(g));  // same tensor, now zeros
+  CHECK(values<float>(g) == std::vector<float>{0, 0, 0});
+  opt.zero_grad(true);
+  CHECK_FALSE(p.grad().defined());
+}
+
+TEST_CASE("optim: step skips parameters without a gradient and bumps the version of updated ones") {
+  kd::Tensor a = kd::ones({2}).requires_grad_(), b = kd::ones({2}).requires_grad_();
+  optim::Adam opt({a, b});
+  (a * 3).sum().backward();
+  const auto version_b = b.storage()->version();
+  const auto version_a = a.storage()->version();
+  opt.step();
+  CHECK(values<float>(b) == std::vector<float>{1, 1});
+  CHECK(b.storage()->version() == version_b);
+  CHECK(a.storage()->version() > version_a);
+  CHECK(values<float>(a)[0] < 1.0f);
+}
+
+TEST_CASE("optim: parameter groups keep their own learning rates") {
+  kd::Tensor a = kd::ones({2}).requires_grad_(), b = kd::ones({2}).requires_grad_();
+  optim::SGD opt({a}, {.lr = 0.1});
+  opt.add_param_group({b}, {.lr = 1.0});
+  REQUIRE(opt.num_param_groups() == 2);
+  a.set_grad(kd::ones({2}));
+  b.set_grad(kd::ones({2}));
+  opt.step();
+  CHECK(values<float>(a)[0] == Approx(0.9));
+  CHECK(values<float>(b)[0] == Approx(0.0));
+  opt.set_lr(0.5);
+  CHECK(opt.lr(0) == 0.5);
+  CHECK(opt.lr(1) == 0.5);
+}
+
+TEST_CASE("optim: SGD with momentum resumes bit for bit from its state_dict") {
+  check_resume([](std::vector<kd::Tensor> p) { return optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .nesterov = true}); });
+}
+
+TEST_CASE("optim: Adam resumes bit for bit from its state_dict") {
+  check_resume([](std::vector<kd::Tensor> p) { return optim::Adam(p, {.lr = 1e-2}); });
+}
+
+TEST_CASE("optim: AdamW with amsgrad resumes bit for bit from its state_dict") {
+  check_resume([](std::vector<kd::Tensor> p) { return optim::AdamW(p, {.lr = 1e-2, .amsgrad = true}); });
+}
+
+TEST_CASE("optim: state_dict holds step counts, buffers and options") {
+  Problem pr(3);
+  optim::Adam opt({pr.w, pr.b}, {.lr = 0.02, .weight_decay = 0.1});
+  CHECK(opt.state_dict().count("state.0.exp_avg") == 0);  // state appears at the first step, like PyTorch
+  for (int k = 0; k < 3; ++k) {
+    pr.feed(k);
+    opt.step();
+  }
+  const auto s = opt.state_dict();
+  CHECK(s.at("state.0.step").item<double>() == 3);
+  CHECK(s.at("state.0.exp_avg").shape() == kd::Shape{4, 3});
+  CHECK(s.at("state.1.exp_avg_sq").shape() == kd::Shape{3});
+  CHECK(s.at("group.0.lr").item<double>() == 0.02);
+  CHECK(s.at("group.0.weight_decay").item<double>() == 0.1);
+  // The saved buffers are copies: stepping again must not change them.
+  const auto before = values<float>(s.at("state.0.exp_avg"));
+  pr.feed(0);
+  opt.step();
+  CHECK(values<float>(s.at("state.0.exp_avg")) == before);
+}
+
+TEST_CASE("optim: load_state_dict refuses a foreign or mismatched state") {
+  Problem pr(1);
+  optim::SGD sgd({pr.w, pr.b}, {.lr = 0.1, .momentum = 0.9});
+  pr.feed(0);
+  sgd.step();
+  optim::Adam adam({pr.w, pr.b});
+  CHECK_THROWS_WITH(adam.load_state_dict(sgd.state_dict()), Contains("Adam.load_state_dict") && Contains("missing"));
+
+  kd::Tensor other = kd::zeros({5}).requires_grad_(), other_b = kd::zeros({3}).requires_grad_();
+  optim::SGD wrong({other, other_b}, {.lr = 0.1, .momentum = 0.9});
+  CHECK_THROWS_WITH(wrong.load_state_dict(sgd.state_dict()), Contains("shape [4, 3]") && Contains("shape [5]"));
+}
