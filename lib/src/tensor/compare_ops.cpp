@@ -69,7 +69,7 @@ void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const 
   dispatch(out.dtype(), "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const Shape& shape = out.shape();
-    std::array<std::vector<std::int64_t>, 4> st{
+    std::array<DimVec, 4> st{
         broadcast_byte_strides(out, shape), broadcast_byte_strides(cond, shape),
         broadcast_byte_strides(a, shape), broadcast_byte_strides(b, shape)};
     for_each_row<4>(shape,

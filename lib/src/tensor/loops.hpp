@@ -14,43 +14,84 @@
 
 namespace kindling::detail {
 
+/// Up to kMaxLoopDims dimensions are iterated without touching the heap: the loops run once per op,
+/// and for small tensors (an autograd chain of tiny ops) malloc/free used to cost more than the math.
+inline constexpr std::size_t kMaxLoopDims = 64;
+
+/// A short vector of int64 kept inline (falls back to the heap past 8 entries), for per-op strides.
+class DimVec {
+ public:
+  DimVec() = default;
+  explicit DimVec(std::size_t n, std::int64_t value = 0) {
+    for (std::size_t i = 0; i < n; ++i) push_back(value);
+  }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::int64_t* data() { return heap_.empty() ? inline_.data() : heap_.data(); }
+  const std::int64_t* data() const { return heap_.empty() ? inline_.data() : heap_.data(); }
+  std::int64_t& operator[](std::size_t i) { return data()[i]; }
+  std::int64_t operator[](std::size_t i) const { return data()[i]; }
+  void push_back(std::int64_t v) {
+    if (size_ < inline_.size() && heap_.empty()) {
+      inline_[size_++] = v;
+      return;
+    }
+    if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + size_);
+    heap_.push_back(v);
+    ++size_;
+  }
+
+ private:
+  std::array<std::int64_t, 8> inline_{};
+  std::vector<std::int64_t> heap_;
+  std::size_t size_ = 0;
+};
+
 /// Strides (in bytes) of `t` viewed as broadcast to `out_shape`: 0 along dims it is expanded in.
-std::vector<std::int64_t> broadcast_byte_strides(const Tensor& t, const Shape& out_shape);
+DimVec broadcast_byte_strides(const Tensor& t, const Shape& out_shape);
+
+/// Throws ValueError when a tensor has more dimensions than the loops can iterate.
+void check_loop_dims(std::size_t ndim);
 
 /// Calls inner(ptrs, strides, n) once per innermost row of `shape`: ptrs[k] is operand k's address of
 /// the row's first element, strides[k] its byte step along the row, n the row's length.
-template <std::size_t N, class Inner>
-void for_each_row(const Shape& shape, std::array<char*, N> base,
-                  const std::array<std::vector<std::int64_t>, N>& byte_strides, Inner&& inner) {
+/// `byte_strides[k][d]` is operand k's byte stride along dimension d of `shape`.
+template <std::size_t N, class Strides, class Inner>
+void for_each_row(const Shape& shape, std::array<char*, N> base, const std::array<Strides, N>& byte_strides,
+                  Inner&& inner) {
   const std::size_t ndim = shape.size();
   for (auto s : shape)
     if (s == 0) return;
+  check_loop_dims(ndim);
   // Coalesce: walk from the innermost dim outwards, merging dim d into the current group when every
   // operand's stride satisfies stride[d] == stride[inner] * size[inner].
-  std::vector<std::int64_t> sizes;
-  std::vector<std::array<std::int64_t, N>> strides;
+  std::array<std::int64_t, kMaxLoopDims> sizes;
+  std::array<std::array<std::int64_t, N>, kMaxLoopDims> strides;
+  std::size_t groups = 0;
   for (std::size_t i = ndim; i-- > 0;) {
     if (shape[i] == 1) continue;
     std::array<std::int64_t, N> st;
     for (std::size_t k = 0; k < N; ++k) st[k] = byte_strides[k][i];
-    if (!sizes.empty()) {
+    if (groups > 0) {
       bool mergeable = true;
-      for (std::size_t k = 0; k < N; ++k) mergeable &= st[k] == strides.back()[k] * sizes.back();
+      for (std::size_t k = 0; k < N; ++k) mergeable &= st[k] == strides[groups - 1][k] * sizes[groups - 1];
       if (mergeable) {
-        sizes.back() *= shape[i];
+        sizes[groups - 1] *= shape[i];
         continue;
       }
     }
-    sizes.push_back(shape[i]);
-    strides.push_back(st);
+    sizes[groups] = shape[i];
+    strides[groups] = st;
+    ++groups;
   }
-  if (sizes.empty()) {  // a single element
-    sizes.push_back(1);
-    strides.push_back({});
+  if (groups == 0) {  // a single element
+    sizes[0] = 1;
+    strides[0] = {};
+    groups = 1;
   }
   // sizes[0] is the innermost (row) dimension; odometer over the rest.
-  const std::size_t outer = sizes.size() - 1;
-  std::vector<std::int64_t> counter(outer, 0);
+  const std::size_t outer = groups - 1;
+  std::array<std::int64_t, kMaxLoopDims> counter{};
   std::array<char*, N> ptrs = base;
   for (;;) {
     inner(ptrs, strides[0], sizes[0]);
@@ -68,7 +109,7 @@ void for_each_row(const Shape& shape, std::array<char*, N> base,
 /// out[i] = f(a[i]) over a (broadcast to out's shape). Types: A in, O out.
 template <class A, class O, class F>
 void unary_loop(const Tensor& out, const Tensor& a, F f) {
-  std::array<std::vector<std::int64_t>, 2> st{broadcast_byte_strides(out, out.shape()),
+  std::array<DimVec, 2> st{broadcast_byte_strides(out, out.shape()),
                                               broadcast_byte_strides(a, out.shape())};
   for_each_row<2>(out.shape(), {static_cast<char*>(out.raw_data_ptr()), static_cast<char*>(a.raw_data_ptr())},
                   st, [&](std::array<char*, 2> p, const std::array<std::int64_t, 2>& s, std::int64_t n) {
@@ -90,7 +131,7 @@ void unary_loop(const Tensor& out, const Tensor& a, F f) {
 /// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
 template <class A, class B, class O, class F>
 void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  std::array<std::vector<std::int64_t>, 3> st{broadcast_byte_strides(out, out.shape()),
+  std::array<DimVec, 3> st{broadcast_byte_strides(out, out.shape()),
                                               broadcast_byte_strides(a, out.shape()),
                                               broadcast_byte_strides(b, out.shape())};
   for_each_row<3>(

@@ -91,7 +91,7 @@ template <class Row>
 void reduce_loop(const Tensor& acc, const Tensor& x, Row&& row) {
   const std::int64_t nd = x.dim();
   const auto es = static_cast<std::int64_t>(x.element_size());
-  std::vector<std::int64_t> acc_st = broadcast_byte_strides(acc, x.shape());
+  DimVec acc_st = broadcast_byte_strides(acc, x.shape());
   std::vector<std::int64_t> order(nd);
   std::iota(order.begin(), order.end(), 0);
   // Outermost first: larger input strides outside; stride-0 (expanded) dims outermost of all.
