@@ -51,8 +51,8 @@ bool run_peer(int rounds, int iters, double& seconds, p6::Checksums& c) {
   const std::string cmd = peer + " " + std::to_string(rounds) + " " + std::to_string(iters);
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return false;
-  const int n = std::fscanf(pipe, "seconds=%lf y_sum=%lf gw1_abs=%lf gw2_abs=%lf gb2_sum=%lf", &seconds, &c.y_sum,
-                            &c.gw1_abs, &c.gw2_abs, &c.gb2_sum);
+  const int n = std::fscanf(pipe, "seconds=%lf y_sum=%lf gw1_abs=%lf gw2_abs=%lf gb1_sum=%lf", &seconds, &c.y_sum,
+                            &c.gw1_abs, &c.gw2_abs, &c.gb1_sum);
   const int status = pclose(pipe);
   if (n != 5 || status != 0) {
     std::fprintf(stderr, "conv2d: the LibTorch peer failed (exit status %d, %d fields read)\n", status, n);
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   mine.y_sum = y.sum().item<double>();
   mine.gw1_abs = net.conv1.weight.grad().abs().sum().item<double>();
   mine.gw2_abs = net.conv2.weight.grad().abs().sum().item<double>();
-  mine.gb2_sum = net.conv2.bias.grad().sum().item<double>();
+  mine.gb1_sum = net.conv1.bias.grad().sum().item<double>();
 
   // Kindling, then the peer, then Kindling again: the best of both Kindling halves faces the peer.
   double kindling_s = bench::best_seconds(step, rounds, iters);
@@ -95,13 +95,13 @@ int main(int argc, char** argv) {
     return opt.quick ? 0 : 1;  // `make bench` builds the peer, so a missing one there is a failure
   }
   const bool agree = p6::close(mine.y_sum, theirs.y_sum) && p6::close(mine.gw1_abs, theirs.gw1_abs) &&
-                     p6::close(mine.gw2_abs, theirs.gw2_abs) && p6::close(mine.gb2_sum, theirs.gb2_sum);
+                     p6::close(mine.gw2_abs, theirs.gw2_abs) && p6::close(mine.gb1_sum, theirs.gb1_sum);
   if (!agree) {
     std::fprintf(stderr,
                  "conv2d: Kindling and LibTorch disagree: y_sum %.9g vs %.9g, |gw1| %.9g vs %.9g, |gw2| %.9g vs %.9g, "
-                 "gb2 %.9g vs %.9g\n",
-                 mine.y_sum, theirs.y_sum, mine.gw1_abs, theirs.gw1_abs, mine.gw2_abs, theirs.gw2_abs, mine.gb2_sum,
-                 theirs.gb2_sum);
+                 "gb1 %.9g vs %.9g\n",
+                 mine.y_sum, theirs.y_sum, mine.gw1_abs, theirs.gw1_abs, mine.gw2_abs, theirs.gw2_abs, mine.gb1_sum,
+                 theirs.gb1_sum);
     return 1;
   }
   bench::report("P6", "conv2d fwd+bwd [32,1,28,28]", kindling_s, "kindling", peer_s, "libtorch");

@@ -1,6 +1,6 @@
 // P6 peer: Conv2d forward+backward in LibTorch 1.13 (1 thread) on the set-up of p6_conv2d_setup.hpp.
 // Usage: bench_peer_p6_conv2d [rounds] [iters]. Prints one line:
-//   seconds=<best mean seconds per fwd+bwd> y_sum=<..> gw1_abs=<..> gw2_abs=<..> gb2_sum=<..>
+//   seconds=<best mean seconds per fwd+bwd> y_sum=<..> gw1_abs=<..> gw2_abs=<..> gb1_sum=<..>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -41,13 +41,13 @@ int main(int argc, char** argv) {
   c.y_sum = y.sum().item<double>();
   c.gw1_abs = conv1->weight.grad().abs().sum().item<double>();
   c.gw2_abs = conv2->weight.grad().abs().sum().item<double>();
-  c.gb2_sum = conv2->bias.grad().sum().item<double>();
+  c.gb1_sum = conv1->bias.grad().sum().item<double>();
   double best = 1e300;
   for (int r = 0; r < rounds; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < iters; ++i) step();
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iters);
   }
-  std::printf("seconds=%.9g y_sum=%.9g gw1_abs=%.9g gw2_abs=%.9g gb2_sum=%.9g\n", best, c.y_sum, c.gw1_abs, c.gw2_abs,
-              c.gb2_sum);
+  std::printf("seconds=%.9g y_sum=%.9g gw1_abs=%.9g gw2_abs=%.9g gb1_sum=%.9g\n", best, c.y_sum, c.gw1_abs, c.gw2_abs,
+              c.gb1_sum);
 }

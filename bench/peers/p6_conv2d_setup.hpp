@@ -27,9 +27,9 @@ inline std::vector<float> weight2() { return values(kC2 * kC1 * kK * kK, 3, 1.0 
 inline std::vector<float> bias2() { return values(kC2, 4, 0.1); }
 
 /// What both sides print after one forward+backward, to check they agree: sum of y, sum of |grad| of
-/// each weight, sum of the second bias's grad.
+/// each weight, sum of the first bias's grad (it depends on the ReLU mask and conv2's weights).
 struct Checksums {
-  double y_sum = 0, gw1_abs = 0, gw2_abs = 0, gb2_sum = 0;
+  double y_sum = 0, gw1_abs = 0, gw2_abs = 0, gb1_sum = 0;
 };
 
 /// Relative agreement of two checksums (float32 sums over a million elements: 1e-3 is generous enough).

@@ -23,7 +23,8 @@ double Plateau::step(double metric, double lr) {
     ++num_bad_epochs_;
   }
   if (num_bad_epochs_ > patience_) {
-    lr *= factor_;
+    const double reduced = lr * factor_;
+    if (lr - reduced > 1e-8) lr = reduced;  // PyTorch's eps: ignore negligible changes
     num_bad_epochs_ = 0;
   }
   return lr;

@@ -47,7 +47,8 @@ void adam_step(const Tensor& param, AdamState& state, double lr = 1e-3, double b
 
 /// The plateau logic of ReduceLROnPlateau(mode='min', threshold_mode='rel', cooldown=0, min_lr=0):
 /// an epoch improves when metric < best * (1 - threshold); after more than `patience` epochs without
-/// improvement the lr is multiplied by `factor` and the count restarts.
+/// improvement the lr is multiplied by `factor` (unless that changes it by less than 1e-8, PyTorch's
+/// `eps`: the lr is then left alone) and the count restarts.
 class Plateau {
  public:
   Plateau(double factor = 0.1, std::int64_t patience = 10, double threshold = 1e-4);
