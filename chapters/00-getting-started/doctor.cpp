@@ -130,7 +130,7 @@ int main() {
   const bool cuda_built = KINDLING_HAVE_CUDA;
   GpuInfo gpu = probe_gpu();
   report("ok", "CUDA build", cuda_built ? "yes (compiled with CUDA support)" : "no (CPU-only build)",
-         cuda_built ? "" : "fine for chapters 1-7; chapter 8 needs nvcc in /usr/local/cuda, then re-run cmake");
+         cuda_built ? "" : "fine for chapters 1-7; chapter 8 adds the CUDA layer (built when nvcc is in /usr/local/cuda)");
   if (gpu.device_count > 0) {
     report("ok", "GPU", gpu.name + " (" + std::to_string(gpu.device_count) + " visible, driver supports CUDA " +
                             std::to_string(gpu.driver_version / 1000) + "." +

@@ -4,7 +4,10 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <vector>
 
 #include "kindling/tensor/error.hpp"
 
@@ -29,20 +32,94 @@ void count_alloc(Device d, std::size_t n) {
   m.count.fetch_add(1);
 }
 
+// The CPU caching allocator. A training step frees and re-allocates the same buffer sizes every
+// iteration (activations, gradients, optimizer temporaries). Handing each one back to malloc costs
+// twice: glibc returns large blocks (>= 128 KiB, mmap'd) to the kernel, so the next step page-faults
+// and zeroes them again, and small blocks churn through malloc's bins. So, like PyTorch's CUDA
+// allocator, freed blocks are kept in per-size free lists and handed out again; memory::empty_cache()
+// gives them back. Under AddressSanitizer the cache is off, so use-after-free stays detectable.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KINDLING_NO_CACHING_ALLOCATOR 1  // g++ defines these under -fsanitize=address / thread
+#endif
+class CpuCache {
+ public:
+  static constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;  // keep at most 1 GiB idle
+
+  void* allocate(std::size_t nbytes) {
+    const std::size_t size = rounded(nbytes);
+#ifndef KINDLING_NO_CACHING_ALLOCATOR
+    {
+      std::lock_guard lock(mutex_);
+      auto it = free_.find(size);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        cached_bytes_ -= size;
+        return p;
+      }
+    }
+#endif
+    // 64-byte alignment: whole cache lines, and any SIMD width the compiler picks. Aligned by hand
+    // (malloc 64 bytes more, keep the raw pointer just before the data): glibc's aligned_alloc goes
+    // through _int_memalign, which is slow for the many small tensors of an autograd chain.
+    void* raw = std::malloc(size + 64);
+    if (!raw) {
+      empty();  // idle cached blocks may be what stands between us and success
+      raw = std::malloc(size + 64);
+      if (!raw) throw std::bad_alloc();
+    }
+    const auto addr = (reinterpret_cast<std::uintptr_t>(raw) + 64) & ~std::uintptr_t{63};
+    void* data = reinterpret_cast<void*>(addr);
+    static_cast<void**>(data)[-1] = raw;
+    return data;
+  }
+
+  void release(void* data, std::size_t nbytes) {
+    const std::size_t size = rounded(nbytes);
+#ifndef KINDLING_NO_CACHING_ALLOCATOR
+    {
+      std::lock_guard lock(mutex_);
+      if (cached_bytes_ + size <= kMaxCachedBytes) {
+        free_[size].push_back(data);
+        cached_bytes_ += size;
+        return;
+      }
+    }
+#endif
+    std::free(static_cast<void**>(data)[-1]);  // the raw pointer stored before the data
+  }
+
+  void empty() {
+    std::lock_guard lock(mutex_);
+    for (auto& [size, blocks] : free_)
+      for (void* p : blocks) std::free(static_cast<void**>(p)[-1]);
+    free_.clear();
+    cached_bytes_ = 0;
+  }
+
+  std::size_t cached_bytes() {
+    std::lock_guard lock(mutex_);
+    return cached_bytes_;
+  }
+
+ private:
+  static std::size_t rounded(std::size_t nbytes) { return (std::max<std::size_t>(nbytes, 1) + 63) / 64 * 64; }
+  std::mutex mutex_;
+  std::unordered_map<std::size_t, std::vector<void*>> free_;  // rounded size -> idle blocks
+  std::size_t cached_bytes_ = 0;
+};
+
+// Never destroyed: tensors in static objects may be freed after main() returns.
+CpuCache& cpu_cache() {
+  static CpuCache* cache = new CpuCache;
+  return *cache;
+}
+
 }  // namespace
 
 Storage::Storage(std::size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
   if (device.is_cpu()) {
-    // 64-byte alignment: whole cache lines, and any SIMD width the compiler picks.
-    const std::size_t rounded = (std::max<std::size_t>(nbytes, 1) + 63) / 64 * 64;
-    // Aligned by hand (malloc 64 bytes more, keep the raw pointer just before the data): glibc's
-    // aligned_alloc goes through _int_memalign, which splits and consolidates chunks and made
-    // small tensors (autograd chains of tiny ops) spend ~30% of their time in malloc.
-    void* raw = std::malloc(rounded + 64);
-    if (!raw) throw std::bad_alloc();
-    const auto addr = (reinterpret_cast<std::uintptr_t>(raw) + 64) & ~std::uintptr_t{63};
-    data_ = reinterpret_cast<void*>(addr);
-    static_cast<void**>(data_)[-1] = raw;
+    data_ = cpu_cache().allocate(nbytes);
   } else {
     auto& alloc = g_allocators[static_cast<int>(device.type)];
     if (!alloc.allocate) {
@@ -63,7 +140,7 @@ Storage::~Storage() {
     return;
   }
   if (device_.is_cpu()) {
-    std::free(static_cast<void**>(data_)[-1]);  // the raw pointer stored before the data
+    cpu_cache().release(data_, nbytes_);
   } else {
     g_allocators[static_cast<int>(device_.type)].deallocate(data_);
   }
@@ -75,6 +152,8 @@ std::size_t allocated_bytes(Device device) { return meter(device).current.load()
 std::size_t peak_allocated_bytes(Device device) { return meter(device).peak.load(); }
 void reset_peak(Device device) { meter(device).peak.store(meter(device).current.load()); }
 std::size_t allocation_count(Device device) { return meter(device).count.load(); }
+std::size_t cached_bytes(Device device) { return device.is_cpu() ? cpu_cache().cached_bytes() : 0; }
+void empty_cache() { cpu_cache().empty(); }
 void register_allocator(DeviceType type, DeviceAllocator allocator) {
   g_allocators[static_cast<int>(type)] = allocator;
 }

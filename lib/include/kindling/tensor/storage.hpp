@@ -54,6 +54,12 @@ std::size_t peak_allocated_bytes(Device device = kCPU);
 void reset_peak(Device device = kCPU);
 /// Number of storage allocations made so far (handy to count copies).
 std::size_t allocation_count(Device device = kCPU);
+/// Bytes held by the caching allocator in freed blocks kept for reuse (not counted in
+/// allocated_bytes(): no tensor uses them). Like PyTorch's memory_reserved() minus memory_allocated().
+std::size_t cached_bytes(Device device = kCPU);
+/// Returns the cached blocks to the system (torch.cuda.empty_cache()). It frees nothing a tensor still
+/// uses, so it cannot fix running out of memory — keeping less alive (NoGradGuard, detach) does.
+void empty_cache();
 
 /// Hooks that let a later layer (chapter 8's CUDA) allocate storage on its device.
 struct DeviceAllocator {
