@@ -18,7 +18,7 @@ kd::Tensor leaf(const kd::Shape& s, kd::DType dtype = kd::kFloat32) {
 }
 }  // namespace
 
-TEST_CASE("requires_grad: propagates through ops; leaves vs non-leaves") {
+TEST_CASE("requires_grad: propagates through ops, leaves vs non-leaves") {
   kd::Tensor x = leaf({2, 3});
   kd::Tensor c = kd::randn({2, 3});
   CHECK(x.requires_grad());
@@ -185,7 +185,7 @@ TEST_CASE("backward: leaves sharing one incoming gradient get independent .grad 
   CHECK(kd::allclose(b.grad(), kd::ones({3})));
 }
 
-TEST_CASE("backward: retain_graph allows a second pass; without it the saved tensors are freed") {
+TEST_CASE("backward: retain_graph allows a second pass, without it the saved tensors are freed") {
   kd::Tensor x = leaf({3});
   kd::Tensor y = (x * x).sum();
   y.backward({}, /*retain_graph=*/true);
@@ -355,7 +355,7 @@ TEST_CASE("NoGradGuard: records nothing and keeps no memory for backward") {
   CHECK(kept_with_grad > kept_without);
 }
 
-TEST_CASE("NoGradGuard: grad mode is per thread") {
+TEST_CASE("NoGradGuard: grad mode is per thread", "[threads]") {
   kd::NoGradGuard no_grad;
   bool other_thread_enabled = false;
   std::thread t([&] { other_thread_enabled = kd::is_grad_enabled(); });
@@ -420,7 +420,7 @@ void run_with_small_stack(void (*fn)(), std::size_t stack_bytes) {
 bool g_chain_ok = false;
 }  // namespace
 
-TEST_CASE("engine: a chain of 10,000 ops runs and frees iteratively (256 KiB stack)") {
+TEST_CASE("engine: a chain of 10,000 ops runs and frees iteratively (256 KiB stack)", "[threads]") {
   g_chain_ok = false;
   run_with_small_stack(
       [] {

@@ -17,7 +17,7 @@ kd::Tensor hwc_image(std::int64_t h, std::int64_t w, std::int64_t c) {
 }
 }  // namespace
 
-TEST_CASE("ToTensor: HWC uint8 -> CHW float32 in [0, 1], HW -> 1HW") {
+TEST_CASE("ToTensor: HWC uint8 -> CHW float32 in 0..1, HW -> 1HW") {
   kd::Tensor img = hwc_image(5, 4, 3);
   kd::Tensor x = T::ToTensor()(img);
   CHECK(x.shape() == kd::Shape{3, 5, 4});

@@ -246,7 +246,7 @@ TEST_CASE("module: apply visits children first, then the module itself") {
   CHECK(net.out.at<nn::Linear>(1).weight.abs().sum().item<double>() == 0);
 }
 
-TEST_CASE("module: leaf layers and containers move; modules with member children refuse") {
+TEST_CASE("module: leaf layers and containers move, modules with member children refuse") {
   nn::Linear a(3, 2);
   const kd::Tensor w = a.weight;
   nn::Linear b(std::move(a));

@@ -160,7 +160,7 @@ TEST_CASE("rand_like/randn_like: shape and dtype of the model and errors for int
   CHECK(kd::rand({2}, {.requires_grad = true}).impl()->requires_grad);
 }
 
-TEST_CASE("random: the default generator is safe to share between threads") {
+TEST_CASE("random: the default generator is safe to share between threads", "[threads]") {
   kd::manual_seed(5);
   std::vector<std::thread> threads;
   std::vector<std::vector<float>> out(4);

@@ -37,7 +37,8 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim);
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 /// Joins same-shaped tensors along a new dimension (how a DataLoader makes a batch).
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
-/// True when shapes match and |a - b| <= atol + rtol * |b| everywhere (NaNs equal if equal_nan).
+/// True when |a - b| <= atol + rtol * |b| everywhere after broadcasting a and b together, like
+/// torch.allclose (NaNs count as equal if equal_nan). Mixed dtypes are refused, as in PyTorch.
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
               bool equal_nan = false);
 /// True when shapes and values are equal.
