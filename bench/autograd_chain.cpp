@@ -1,25 +1,47 @@
 // P4 — autograd overhead: a chain of 10,000 tiny ops on a 16-element tensor, alternating
-// y = y * w and y = tanh(y), then y.sum().backward(); Kindling vs PyTorch 1.13 (1 thread, timed in
-// the same run by bench/peers/p4_pytorch.py). With 16 numbers per op the arithmetic is nothing: what
-// is timed is the framework — allocating each result, recording a node (saved tensors, edges),
-// then the engine's walk of 10,000 nodes and one backward formula per node. Target ratio >= 4.
-// Both sides report the median over repetitions of the process's CPU time (one thread each, so on an
-// idle machine that is the wall time; on a shared machine it leaves out time other programs held the
-// core); the wall-clock medians are printed on a second line.
-#include <algorithm>
-#include <chrono>
+// y = y * w and y = tanh(y), then y.sum().backward(); Kindling vs PyTorch 1.13 (1 thread, in the
+// same run: bench/peers/p4_pytorch.py). With 16 numbers per op the arithmetic is nothing: what is
+// timed is the framework — allocating each result, recording a node (saved tensors, edges), then the
+// engine's walk of 10,000 nodes and one backward formula per node. Goal: ratio >= 6.
+//
+// Repetitions alternate between Kindling and PyTorch; the ratio is the median of the paired CPU-time
+// ratios (peer_process.hpp). The program also counts heap allocations (every operator new, plus the
+// tensor storage requests of the caching allocator) and prints them per op.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
-#include <memory>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
 #include <kindling/autograd.hpp>
 
 #include "bench_util.hpp"
+#include "peer_process.hpp"
 
 namespace kd = kindling;
+
+// ---- counting allocations ------------------------------------------------------------------------
+namespace {
+std::atomic<std::uint64_t> g_news{0};
+}  // namespace
+void* operator new(std::size_t n) {
+  g_news.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, std::align_val_t a) {
+  g_news.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::aligned_alloc(static_cast<std::size_t>(a), (n + static_cast<std::size_t>(a) - 1) &
+                                                                    ~(static_cast<std::size_t>(a) - 1)))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -31,47 +53,6 @@ double chain_fwd_bwd(const kd::Tensor& x, const kd::Tensor& w, int ops) {
   return w.grad().sum().item<double>();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/// CPU seconds used by this process so far.
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-struct PeerResult {
-  double median_s = 0;       // CPU time
-  double median_wall_s = 0;
-  double grad_w_sum = NAN;
-};
-
-/// Runs the PyTorch peer on the same x and w (passed as text on stdin); median_s == 0 when
-/// /usr/bin/python3 with torch is not available.
-PeerResult time_pytorch(const kd::Tensor& x, const kd::Tensor& w, int ops, int reps) {
-  PeerResult r;
-  std::string values;
-  for (const kd::Tensor& t : {x, w})
-    for (float v : t.to_vector<float>()) values += std::to_string(v) + " ";  // %f: 6 decimals, same on both sides
-  const std::string cmd = "echo '" + values + "' | /usr/bin/python3 " KINDLING_BENCH_PEERS "/p4_pytorch.py " +
-                          std::to_string(ops) + " " + std::to_string(reps) + " 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) return r;
-  char line[1024];
-  while (std::fgets(line, sizeof line, pipe.get())) {
-    if (std::sscanf(line, "median_s=%lf median_wall_s=%lf grad_w_sum=%lf", &r.median_s, &r.median_wall_s,
-                    &r.grad_w_sum) != 3) {
-      r.median_s = 0;
-      std::fprintf(stderr, "pytorch: %s", line);
-    }
-  }
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,7 +60,7 @@ int main(int argc, char** argv) {
   bench::single_thread();
   kd::manual_seed(0);
   const int ops = opt.quick ? 1000 : 10000;
-  const int reps = opt.quick ? 3 : 15;
+  const int reps = opt.quick ? 3 : 21;
 
   // The inputs as PyTorch will see them: values rounded to the 6 decimals sent on its stdin.
   auto rounded = [](const kd::Tensor& t) {
@@ -91,33 +72,45 @@ int main(int argc, char** argv) {
   kd::Tensor w = rounded(kd::rand({16}) * 0.5 + 0.75);  // |w| near 1: the chain neither dies nor blows up
 
   const double grad_w_sum = chain_fwd_bwd(x, w, ops);  // warm-up, and the answer to compare
-  std::vector<double> cpu, wall;
-  for (int r = 0; r < reps; ++r) {
+  auto run_kindling = [&] {
     x.set_grad(kd::Tensor());
     w.set_grad(kd::Tensor());
-    const double c0 = cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
     chain_fwd_bwd(x, w, ops);
-    cpu.push_back(cpu_seconds() - c0);
-    wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  const double kindling_s = median(cpu);
+  };
+
+  // Allocations of one repetition, per op of the chain (forward and backward together).
+  run_kindling();
+  const std::uint64_t news0 = g_news.load();
+  const std::size_t storages0 = kd::memory::allocation_count();
+  run_kindling();
+  const double news_per_op = static_cast<double>(g_news.load() - news0) / ops;
+  const double storages_per_op = static_cast<double>(kd::memory::allocation_count() - storages0) / ops;
 
   const std::string what = "autograd chain " + std::to_string(ops / 1000) + "k ops fwd+bwd";
-  const PeerResult torch = time_pytorch(x, w, ops, reps);
-  if (torch.median_s <= 0) {
-    std::printf("BENCH P4 %s: skipped (no timing from /usr/bin/python3 with torch; kindling %s)\n", what.c_str(),
-                bench::fmt_time(kindling_s).c_str());
+  std::string values;
+  for (const kd::Tensor& t : {x, w})
+    for (float v : t.to_vector<float>()) values += std::to_string(v) + " ";  // %f: 6 decimals, same on both sides
+  bench::PeerProcess torch;
+  if (!torch.start({"/usr/bin/python3", KINDLING_BENCH_PEERS "/p4_pytorch.py", std::to_string(ops)}, values)) {
+    std::printf("BENCH P4 %s: skipped (no /usr/bin/python3 with torch)\n", what.c_str());
     return 0;
   }
   // Same computation on both sides? float32 through 10,000 ops: compare loosely.
-  if (!(std::fabs(torch.grad_w_sum - grad_w_sum) <= 1e-3 * std::max(1.0, std::fabs(grad_w_sum)))) {
+  const double torch_grad = std::stod(torch.ready_line().substr(torch.ready_line().find('=') + 1));
+  if (!(std::fabs(torch_grad - grad_w_sum) <= 1e-3 * std::max(1.0, std::fabs(grad_w_sum)))) {
     std::fprintf(stderr, "autograd_chain bench: w.grad.sum() differs: kindling %.9g, pytorch %.9g\n", grad_w_sum,
-                 torch.grad_w_sum);
+                 torch_grad);
     return 1;
   }
-  bench::report("P4", what, kindling_s, "kindling", torch.median_s, "pytorch-1.13");
-  std::printf("  (median of %d runs, CPU time; wall-clock medians: kindling %s, pytorch-1.13 %s)\n", reps,
-              bench::fmt_time(median(wall)).c_str(), bench::fmt_time(torch.median_wall_s).c_str());
+  const auto paired = bench::interleave(run_kindling, torch, reps);
+  if (!paired) {
+    std::fprintf(stderr, "autograd_chain bench: the PyTorch peer failed\n");
+    return 1;
+  }
+  bench::report_paired("P4", what, *paired, "kindling", "pytorch-1.13");
+  std::printf("  (%d interleaved repetitions, CPU time; wall-clock medians: kindling %s, pytorch-1.13 %s; "
+              "heap allocations per op: %.2f operator new + %.2f tensor storages)\n",
+              paired->reps, bench::fmt_time(paired->kindling_wall_s).c_str(),
+              bench::fmt_time(paired->peer_wall_s).c_str(), news_per_op, storages_per_op);
   return 0;
 }

@@ -86,4 +86,15 @@ inline void report(const char* id, const std::string& what, double kindling_s, c
   std::fflush(stdout);
 }
 
+/// Prints one BENCH line from an interleaved comparison (peer_process.hpp): the median of the paired
+/// ratios, the two medians, and the interquartile range of the ratios as the spread.
+template <class Paired>
+void report_paired(const char* id, const std::string& what, const Paired& p, const std::string& kindling_name,
+                   const std::string& peer_name) {
+  std::printf("BENCH %s %s: ratio=%.3f (%s %s vs %s %s) spread=[%.3f..%.3f]\n", id, what.c_str(), p.ratio,
+              kindling_name.c_str(), fmt_time(p.kindling_s).c_str(), peer_name.c_str(), fmt_time(p.peer_s).c_str(),
+              p.lo, p.hi);
+  std::fflush(stdout);
+}
+
 }  // namespace bench

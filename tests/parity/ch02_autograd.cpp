@@ -107,3 +107,84 @@ PARITY_CASE("mlp/log-softmax-loss") {
   Tensor h = (in["x"].matmul(in["w1"]) + in["b1"]).relu();
   return h.matmul(in["w2"]).log_softmax(1).mean();
 }
+
+// ---- the graph itself --------------------------------------------------------------------------------
+#define MATMUL_GRAPH(name) \
+  PARITY_CASE("graph/matmul-" name) { return in["a"].matmul(in["b"]); }
+MATMUL_GRAPH("dot")
+MATMUL_GRAPH("mv")
+MATMUL_GRAPH("vm")
+MATMUL_GRAPH("mm")
+MATMUL_GRAPH("batched-matrix")
+MATMUL_GRAPH("batched-vector")
+MATMUL_GRAPH("matrix-batched")
+MATMUL_GRAPH("vector-batched")
+MATMUL_GRAPH("bmm")
+MATMUL_GRAPH("broadcast-batch")
+MATMUL_GRAPH("broadcast-one")
+MATMUL_GRAPH("4d")
+#undef MATMUL_GRAPH
+PARITY_CASE("graph/matmul-one-side") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("graph/addmm") { return kd::addmm(in["b"], in["x"], in["w"].t()); }
+PARITY_CASE("graph/mlp") {
+  Tensor h = (in["x"].matmul(in["w1"]) + in["b1"]).relu();
+  return h.matmul(in["w2"]).log_softmax(1).mean();
+}
+PARITY_CASE("graph/views") { return in["x"].t().reshape({6}).view({2, 3}).unsqueeze(0).expand({2, 2, 3}).sum(0)[1]; }
+PARITY_CASE("graph/reductions") {
+  const Tensor& x = in["x"];
+  return (x.sum(0) + x.mean(1).sum() + x.max() + x.max(1).first.sum() + x.var()).std();
+}
+PARITY_CASE("graph/scalar-ops") { return (2 - in["x"]) * 3 / (in["x"] + 1).pow(2); }
+PARITY_CASE("graph/scalar-left") {
+  const Tensor& x = in["x"];
+  return (2 * x) + (2 / x) + (2 + x) - kd::rsub(x, 3, 0.5);
+}
+
+// ---- double backward ---------------------------------------------------------------------------------
+namespace {
+/// dy/dx with create_graph=true: the result can be differentiated again.
+Tensor grad_of(const Tensor& y, const Tensor& x) {
+  return kd::autograd::grad({y}, {x}, {}, {.create_graph = true})[0];
+}
+}  // namespace
+
+PARITY_CASE("double/tanh") { return grad_of(in["x"].tanh().sum(), in["x"]); }
+PARITY_CASE("double/sigmoid-exp") { return grad_of((in["x"].sigmoid() * in["x"].exp() * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/div-pow-log") {
+  const Tensor& x = in["x"];
+  return grad_of(((1 / x).pow(3) + x.log() * x.sqrt()).sum(), x);
+}
+PARITY_CASE("double/softmax") { return grad_of((in["x"].softmax(1) * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/log-softmax") { return grad_of((in["x"].log_softmax(1) * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/mm") { return grad_of(in["a"].mm(in["b"]).pow(2).sum(), in["a"]); }
+PARITY_CASE("double/matmul-batched") { return grad_of(in["a"].matmul(in["b"]).tanh().sum(), in["b"]); }
+PARITY_CASE("double/broadcast") {
+  const Tensor& x = in["x"];
+  const Tensor& b = in["b"];
+  return grad_of((x * b + b).pow(2).sum(), b);
+}
+PARITY_CASE("double/var-std") { return grad_of(in["x"].var(1, false).sum() + in["x"].std(), in["x"]); }
+PARITY_CASE("double/slice-select") {
+  const Tensor& x = in["x"];
+  return grad_of(x.slice(1, 1, 3).pow(2).sum() + x[0].pow(3).sum(), x);
+}
+PARITY_CASE("double/max-where") {
+  const Tensor& x = in["x"];
+  return grad_of(x.max(1).first.pow(2).sum() + kd::where(x > 0.0, x * x, -x).sum(), x);
+}
+PARITY_CASE("double/cat-stack") {
+  const Tensor& a = in["a"];
+  const Tensor& b = in["b"];
+  return grad_of(kd::cat({a, b}).pow(2).sum() + kd::stack({a, b}).pow(3).sum(), a);
+}
+PARITY_CASE("double/gradient-penalty") {
+  const Tensor& x = in["x"];
+  const Tensor g = grad_of(x.matmul(in["w"]).tanh().sum(), x);
+  return (g.pow(2).sum(1).sqrt() - 1).pow(2).mean();
+}
+PARITY_CASE("double/hessian-vector-product") {
+  const Tensor& x = in["x"];
+  const Tensor g = grad_of((x.tanh() * x).sum() + x.pow(3).sum(), x);
+  return grad_of((g * in["v"]).sum(), x);
+}

@@ -98,3 +98,60 @@ case("to/float64", lambda x: x.to(torch.float64) * 2, grad=True, x=randn(3))
 # ---- a small network: many rows composed ------------------------------------------------------------
 case("mlp/log-softmax-loss", lambda x, w1, b1, w2: ((x @ w1 + b1).relu() @ w2).log_softmax(1).mean(),
      grad=True, nograd=("x",), x=randn(4, 5), w1=randn(5, 6), b1=randn(6), w2=randn(6, 3))
+
+# ---- the graph itself: PyTorch's node names and next_functions, node for node -----------------------
+# torch.matmul is a composition of primitives whose top node depends on the ranks (SqueezeBackward3,
+# UnsafeViewBackward0, ...); a learner printing y.grad_fn sees the same names in Kindling.
+MATMUL_SHAPES = {"dot": ((3,), (3,)), "mv": ((2, 3), (3,)), "vm": ((3,), (3, 4)), "mm": ((2, 3), (3, 4)),
+                 "batched-matrix": ((5, 2, 3), (3, 4)), "batched-vector": ((5, 2, 3), (3,)),
+                 "matrix-batched": ((2, 3), (5, 3, 4)), "vector-batched": ((3,), (5, 3, 4)),
+                 "bmm": ((5, 2, 3), (5, 3, 4)), "broadcast-batch": ((2, 1, 2, 3), (5, 3, 4)),
+                 "broadcast-one": ((5, 2, 3), (1, 3, 4)), "4d": ((4, 5, 2, 3), (4, 5, 3, 4))}
+for name, (sa, sb) in MATMUL_SHAPES.items():
+    case(f"graph/matmul-{name}", lambda a, b: a @ b, graph=True, a=randn(*sa), b=randn(*sb))
+case("graph/matmul-one-side", lambda a, b: a @ b, graph=True, nograd=("b",), a=randn(5, 2, 3), b=randn(3, 4))
+case("graph/addmm", lambda b, x, w: torch.addmm(b, x, w.t()), graph=True, b=randn(4), x=randn(2, 3), w=randn(4, 3))
+case("graph/mlp", lambda x, w1, b1, w2: ((x @ w1 + b1).relu() @ w2).log_softmax(1).mean(), graph=True,
+     nograd=("x",), x=randn(4, 5), w1=randn(5, 6), b1=randn(6), w2=randn(6, 3))
+case("graph/views", lambda x: x.t().reshape(6).view(2, 3).unsqueeze(0).expand(2, 2, 3).sum(0)[1], graph=True,
+     x=randn(2, 3))
+case("graph/reductions", lambda x: (x.sum(0) + x.mean(1).sum() + x.max() + x.max(1)[0].sum() + x.var()).std(),
+     graph=True, x=distinct(3, 4))
+case("graph/scalar-ops", lambda x: (2 - x) * 3 / (x + 1) ** 2, graph=True, x=positive(3))
+case("graph/scalar-left", lambda x: (2 * x) + (2 / x) + (2 + x) - torch.rsub(x, 3, alpha=0.5), graph=True,
+     x=positive(3))
+
+# ---- double backward: gradients of gradients (create_graph=True) -----------------------------------
+# Each case returns dy/dx computed with create_graph=True; the harness then backpropagates a seeded
+# gradient through it, so the inputs' gradients compared are second derivatives.
+def _grad(y, x):
+    return torch.autograd.grad(y, x, create_graph=True)[0]
+
+
+case("double/tanh", lambda x: _grad(x.tanh().sum(), x), grad=True, x=randn(3, 4))
+case("double/sigmoid-exp", lambda x, w: _grad((x.sigmoid() * x.exp() * w).sum(), x), grad=True,
+     x=randn(5), w=randn(5))
+case("double/div-pow-log", lambda x: _grad(((1 / x).pow(3) + x.log() * x.sqrt()).sum(), x), grad=True, x=positive(4))
+case("double/softmax", lambda x, w: _grad((x.softmax(1) * w).sum(), x), grad=True, nograd=("w",),
+     x=randn(2, 4), w=randn(4))
+case("double/log-softmax", lambda x, w: _grad((x.log_softmax(1) * w).sum(), x), grad=True, nograd=("w",),
+     x=randn(2, 4), w=randn(2, 4))
+case("double/mm", lambda a, b: _grad((a @ b).pow(2).sum(), a), grad=True, a=randn(2, 3), b=randn(3, 4))
+case("double/matmul-batched", lambda a, b: _grad((a @ b).tanh().sum(), b), grad=True, a=randn(2, 2, 3),
+     b=randn(3, 4))
+case("double/broadcast", lambda x, b: _grad(((x * b + b) ** 2).sum(), b), grad=True, x=randn(3, 4), b=randn(4))
+case("double/var-std", lambda x: _grad(x.var(1).sum() + x.std(), x), grad=True, x=randn(3, 4))
+case("double/slice-select", lambda x: _grad((x[:, 1:3] ** 2).sum() + (x[0] ** 3).sum(), x), grad=True, x=randn(3, 4))
+case("double/max-where", lambda x: _grad((x.max(1)[0] ** 2).sum() + torch.where(x > 0, x * x, -x).sum(), x),
+     grad=True, x=distinct(3, 4))
+case("double/cat-stack", lambda a, b: _grad((torch.cat([a, b]) ** 2).sum() + (torch.stack([a, b]) ** 3).sum(), a),
+     grad=True, a=randn(2, 3), b=randn(2, 3))
+# A gradient penalty (WGAN-GP): the norm of d out/d x, pushed towards 1, is part of the loss.
+case("double/gradient-penalty",
+     lambda x, w: ((_grad((x @ w).tanh().sum(), x).pow(2).sum(1).sqrt() - 1) ** 2).mean(),
+     grad=True, x=randn(4, 3), w=randn(3, 2))
+# A Hessian-vector product H v without building H: the gradient of (grad f · v).
+case("double/hessian-vector-product",
+     lambda x, v: torch.autograd.grad((_grad((x.tanh() * x).sum() + (x ** 3).sum(), x) * v).sum(), x,
+                                      create_graph=True)[0],
+     grad=True, nograd=("v",), x=randn(5), v=randn(5))

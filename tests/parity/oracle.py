@@ -59,7 +59,7 @@ def distinct(*shape, dtype="float32", **o): return Input("distinct", shape, dtyp
 def value(v, dtype="float32"): return Input("value", np.asarray(v).shape, dtype, value=v)
 
 
-def case(name, fn, grad=False, rtol=None, atol=None, expect_error=False, nograd=(), **inputs):
+def case(name, fn, grad=False, rtol=None, atol=None, expect_error=False, nograd=(), graph=False, **inputs):
     """Declares one parity case.
 
     name          unique, "op/what" (the C++ PARITY_CASE uses the same name)
@@ -69,9 +69,19 @@ def case(name, fn, grad=False, rtol=None, atol=None, expect_error=False, nograd=
     rtol, atol    tolerances (defaults depend on dtype: see DEFAULT_TOL)
     expect_error  PyTorch raises here, and Kindling must throw a kindling::Error
     nograd        names of floating-point inputs that must NOT require grad (class weights, ...)
+    graph         also compare the backward graph: every node's name and its next_functions, from
+                  each output down to the leaves (implies grad)
     """
-    _CASES.append(dict(name=name, fn=fn, grad=grad, rtol=rtol, atol=atol,
-                       expect_error=expect_error, nograd=tuple(nograd), inputs=inputs))
+    _CASES.append(dict(name=name, fn=fn, grad=grad or graph, rtol=rtol, atol=atol,
+                       expect_error=expect_error, nograd=tuple(nograd), graph=graph, inputs=inputs))
+
+
+def _graph(fn):
+    """The backward graph below a grad_fn as nested lists: [name, [child, ...]], None for an edge
+    that leads nowhere -- the same structure the C++ side builds from Kindling's nodes."""
+    if fn is None:
+        return None
+    return [type(fn).__name__, [_graph(child) for child, _ in fn.next_functions]]
 
 
 # float32 results of different but correct summation orders differ by a few ulps times sqrt(n).
@@ -115,6 +125,8 @@ def _run(c, out_dir):
         entry["outputs"].append({"dtype": dt, "shape": list(o_np.shape),
                                  "rtol": c["rtol"] if c["rtol"] is not None else rtol,
                                  "atol": c["atol"] if c["atol"] is not None else atol})
+    if c["graph"]:
+        entry["graphs"] = [_graph(o.grad_fn) for o in outs]
     if c["grad"]:
         diff_outs, gouts = [], []
         for k, o in enumerate(outs):

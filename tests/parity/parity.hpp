@@ -46,6 +46,8 @@ struct GradHooks {
   void (*requires_grad)(kd::Tensor& t) = nullptr;
   void (*backward)(const std::vector<kd::Tensor>& outputs, const std::vector<kd::Tensor>& grads) = nullptr;
   kd::Tensor (*grad)(const kd::Tensor& t) = nullptr;
+  /// The backward graph below t as JSON, [name, [children...]] with null for an invalid edge.
+  std::string (*graph)(const kd::Tensor& t) = nullptr;
 };
 GradHooks& grad_hooks();
 

@@ -129,6 +129,15 @@ int main(int argc, char** argv) {
             auto diff = compare(outs[k], want, eouts[k]["rtol"], eouts[k]["atol"]);
             if (!diff.empty()) problems.push_back("output " + std::to_string(k) + ": " + diff);
           }
+          if (c.contains("graphs") && problems.empty()) {
+            for (std::size_t k = 0; k < outs.size() && k < c["graphs"].size(); ++k) {
+              const std::string want = c["graphs"][k].dump(), got = grad_hooks().graph(outs[k]);
+              if (got != want) {
+                problems.push_back("graph of output " + std::to_string(k) + ":\n       PyTorch  " + want +
+                                   "\n       Kindling " + got);
+              }
+            }
+          }
           if (c["grad"].get<bool>() && problems.empty()) {
             std::vector<kd::Tensor> douts, gouts;
             for (const auto& k : c["gouts"]) {

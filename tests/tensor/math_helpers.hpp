@@ -53,26 +53,39 @@ inline Tensor sample(const Shape& shape, DType dtype = kFloat32) {
 
 /// Marks a tensor as requiring grad without the autograd layer (chapter 1 tests only see the hook).
 inline Tensor needs_grad(Tensor t) {
-  t.impl()->requires_grad = true;
+  detail::set_requires_grad(*t.impl());
   return t;
 }
 
-/// Installs a recorder that keeps every OpRecord (and the outputs it was given) while alive.
+/// How a recorded tensor argument is written in a capture: "Tensor[2, 3]@0x..." (see describe_arg).
+inline std::string ref(const Tensor& t) { return detail::describe_arg(t); }
+
+/// One op as a stand-in recorder saw it: its key and its arguments as text.
+struct Recorded {
+  std::string op;
+  std::string args;
+  std::vector<Tensor> outputs;
+};
+
+/// Installs a recorder that keeps every recorded op while alive. Like chapter 2's recorder, it makes
+/// the (floating-point) outputs require grad, so chained ops are recorded too.
 struct RecordCapture {
-  static inline std::vector<detail::OpRecord> records;
-  static inline std::vector<std::vector<Tensor>> outputs;
+  static inline std::vector<Recorded> records;
   detail::Recorder previous;
   RecordCapture() : previous(detail::recorder()) {
     records.clear();
-    outputs.clear();
     detail::set_recorder(&capture);
   }
   ~RecordCapture() { detail::set_recorder(previous); }
-  static void capture(detail::OpRecord&& r, std::vector<Tensor>& outs) {
+  static void capture(const detail::RecordedOp& op) {
+    Recorded r{op.key, op.describe(op.args), {}};
+    for (std::size_t i = 0; i < op.num_outputs; ++i) {
+      r.outputs.push_back(op.outputs[i]);
+      if (op.outputs[i].is_floating_point()) detail::set_requires_grad(*op.outputs[i].impl());
+    }
     records.push_back(std::move(r));
-    outputs.push_back(outs);
   }
-  const detail::OpRecord& last() const { return records.back(); }
+  const Recorded& last() const { return records.back(); }
 };
 
 }  // namespace kindling::testing

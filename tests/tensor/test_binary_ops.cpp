@@ -266,33 +266,30 @@ TEST_CASE("add_: refuses leaves that require grad") {
   CHECK_THROWS_AS(w.mul_(kd::ones({3})), kd::AutogradError);
 }
 
-TEST_CASE("binary ops: record the op keys of the autograd table") {
+TEST_CASE("binary ops: record their keys with their own arguments") {
+  using kd::testing::ref;
   kd::testing::RecordCapture cap;
   const kd::Tensor a = kd::testing::needs_grad(sample({2, 3})), b = sample({3});
   (void)kd::add(a, b, 2);
-  CHECK(std::string(cap.last().op) == "add");
-  REQUIRE(cap.last().inputs.size() == 2);
-  CHECK(cap.last().inputs[0].is_same(a));
-  CHECK(cap.last().inputs[1].is_same(b));
-  CHECK(cap.last().scalars == std::vector<double>{2.0});
+  CHECK(cap.last().op == "add");
+  CHECK(cap.last().args == ref(a) + ", " + ref(b) + ", 2");
   (void)(a - b);
-  CHECK(std::string(cap.last().op) == "sub");
-  CHECK(cap.last().scalars == std::vector<double>{1.0});
+  CHECK(cap.last().op == "sub");
+  CHECK(cap.last().args == ref(a) + ", " + ref(b) + ", 1");
   (void)(a * 2);  // scalar forms record the tensor form with a 0-d input
-  CHECK(std::string(cap.last().op) == "mul");
-  CHECK(cap.last().inputs[1].dim() == 0);
-  CHECK(cap.last().inputs[1].item<double>() == 2.0);
+  CHECK(cap.last().op == "mul");
+  CHECK(cap.last().args.find(ref(a) + ", Tensor[]@") == 0);
   (void)(1 / a);
-  CHECK(std::string(cap.last().op) == "div");
-  CHECK(cap.last().inputs[1].is_same(a));
+  CHECK(cap.last().op == "div");
+  CHECK(cap.last().args.find(", " + ref(a)) != std::string::npos);
   (void)a.pow(3);
-  CHECK(std::string(cap.last().op) == "pow_scalar");
-  CHECK(cap.last().scalars == std::vector<double>{3.0});
+  CHECK(cap.last().op == "pow_scalar");
+  CHECK(cap.last().args == ref(a) + ", 3");
   (void)a.pow(b);
-  CHECK(std::string(cap.last().op) == "pow");
+  CHECK(cap.last().op == "pow");
   (void)kd::maximum(b, a);
-  CHECK(std::string(cap.last().op) == "maximum");
-  CHECK(cap.last().inputs[0].is_same(b));
+  CHECK(cap.last().op == "maximum");
+  CHECK(cap.last().args == ref(b) + ", " + ref(a));
   const std::size_t n = cap.records.size();
   (void)(b * b);  // nothing requires grad: nothing recorded
   CHECK(cap.records.size() == n);

@@ -190,10 +190,11 @@ TEST_CASE("creation: ragged lists and bad sizes are refused") {
 
 TEST_CASE("creation: requires_grad option marks a leaf") {
   kd::Tensor w = kd::zeros({3}, {.requires_grad = true});
-  CHECK(w.impl()->requires_grad);
-  CHECK(w.impl()->grad_fn == nullptr);
-  CHECK(kd::tensor({1.0, 2.0}, {.requires_grad = true}).impl()->requires_grad);
-  CHECK_FALSE(kd::zeros({3}).impl()->requires_grad);
+  CHECK(w.impl()->requires_grad());
+  CHECK(w.impl()->autograd_meta->is_leaf());
+  CHECK(kd::tensor({1.0, 2.0}, {.requires_grad = true}).impl()->requires_grad());
+  CHECK_FALSE(kd::zeros({3}).impl()->requires_grad());
+  CHECK(kd::zeros({3}).impl()->autograd_meta == nullptr);  // no gradient involved: no autograd meta at all
 }
 
 TEST_CASE("from_blob: shares the caller's memory, honours strides, runs the deleter") {

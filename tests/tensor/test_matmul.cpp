@@ -164,16 +164,32 @@ TEST_CASE("matmul: error messages name shapes and suggest a fix") {
   CHECK_THROWS_AS(kd::matmul(kd::zeros({2, 3, 4}), kd::zeros({3, 4, 5})), kd::ShapeError);  // batch 2 vs 3
 }
 
-TEST_CASE("matmul: records mm and matmul with both inputs") {
+TEST_CASE("matmul: records mm with both inputs; matmul as PyTorch composes it") {
+  using kd::testing::ref;
   kd::testing::RecordCapture cap;
   const kd::Tensor a = kd::testing::needs_grad(sample({2, 3})), b = sample({3, 4});
   (void)kd::mm(a, b);
-  CHECK(std::string(cap.last().op) == "mm");
-  REQUIRE(cap.last().inputs.size() == 2);
-  CHECK(cap.last().inputs[0].is_same(a));
-  CHECK(cap.last().inputs[1].is_same(b));
+  CHECK(cap.last().op == "mm");
+  CHECK(cap.last().args == ref(a) + ", " + ref(b));
   const kd::Tensor bt = sample({4, 3}).t();
   (void)a.matmul(bt);
-  CHECK(std::string(cap.last().op) == "matmul");
-  CHECK(cap.last().inputs[1].is_same(bt));  // the original view, not an internal copy
+  CHECK(cap.last().op == "mm");
+  CHECK(cap.last().args == ref(a) + ", " + ref(bt));  // the original view, not an internal copy
+  // [3] @ [3, 4]: unsqueeze(0), mm, then the in-place squeeze_ that names PyTorch's top node.
+  cap.records.clear();
+  (void)kd::testing::needs_grad(sample({3})).matmul(b);
+  REQUIRE(cap.records.size() == 3);
+  CHECK(cap.records[0].op == "unsqueeze");
+  CHECK(cap.records[1].op == "mm");
+  CHECK(cap.records[2].op == "squeeze_");
+  // Batched: expand, reshape, bmm, _unsafe_view.
+  cap.records.clear();
+  (void)kd::testing::needs_grad(sample({5, 2, 3})).matmul(sample({5, 3, 4}));
+  std::vector<std::string> ops;
+  for (const auto& r : cap.records) ops.push_back(r.op);
+  CHECK(ops == std::vector<std::string>{"expand", "reshape_alias", "bmm", "unsafe_view"});
+  // Nothing requires grad: the general kernel runs, nothing is recorded.
+  cap.records.clear();
+  (void)sample({5, 2, 3}).matmul(sample({5, 3, 4}));
+  CHECK(cap.records.empty());
 }

@@ -49,7 +49,7 @@ kd::Tensor scaled(kd::Tensor t, double factor) {
 }
 
 kd::Tensor with_grad(kd::Tensor t) {
-  t.impl()->requires_grad = true;  // what requires_grad_() does (that method belongs to chapter 2)
+  kd::detail::set_requires_grad(*t.impl());  // what requires_grad_() does (that method belongs to chapter 2)
   return t;
 }
 
@@ -151,21 +151,21 @@ TEST_CASE("print: set_printoptions changes precision, threshold, edgeitems and l
 }
 
 namespace {
-std::string fake_node_name(const kd::Tensor&) { return "MulBackward0"; }
+// Chapter 1 cannot make a real node; printing only asks chapter 2's hook for the name of a tensor's
+// node ("" when it has none).
+kd::TensorImpl* g_computed = nullptr;
+std::string fake_node_name(const kd::Tensor& t) { return t.impl() == g_computed ? "MulBackward0" : ""; }
 }  // namespace
 
 TEST_CASE("print: grad_fn=<...> comes from the node-name hook chapter 2 installs") {
   kd::Tensor y = kd::tensor({2., 4.});
-  y.impl()->requires_grad = true;
-  // A stand-in node: chapter 1 cannot make a real one, but printing only asks the hook for its name.
-  static int dummy;
-  y.impl()->grad_fn = std::shared_ptr<kd::autograd::Node>(reinterpret_cast<kd::autograd::Node*>(&dummy),
-                                                          [](kd::autograd::Node*) {});
+  kd::detail::set_requires_grad(*y.impl());
+  g_computed = y.impl();
   const auto previous = kd::detail::node_name_fn();
   kd::detail::set_node_name_fn(&fake_node_name);
   check_reprs({{y, "torch.tensor([1., 2.], requires_grad=True) * 2"}});
   kd::detail::set_node_name_fn(previous);
-  y.impl()->grad_fn.reset();
+  g_computed = nullptr;
 }
 
 TEST_CASE("print: an undefined tensor prints without throwing") {

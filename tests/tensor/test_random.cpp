@@ -157,7 +157,7 @@ TEST_CASE("rand_like/randn_like: shape and dtype of the model and errors for int
   CHECK(kd::randn_like(x).dtype() == kd::kFloat64);
   CHECK_THROWS_AS(kd::rand({2}, {.dtype = kd::kInt64}), kd::DTypeError);
   CHECK_THROWS_AS(kd::randn_like(kd::zeros({2}, {.dtype = kd::kInt64})), kd::DTypeError);
-  CHECK(kd::rand({2}, {.requires_grad = true}).impl()->requires_grad);
+  CHECK(kd::rand({2}, {.requires_grad = true}).impl()->requires_grad());
 }
 
 TEST_CASE("random: the default generator is safe to share between threads", "[threads]") {

@@ -1,5 +1,7 @@
 // Views: shape/strides/offset against real PyTorch, storage sharing, and the error messages.
 #include <catch2/catch.hpp>
+
+#include "math_helpers.hpp"
 #include <functional>
 #include <kindling/tensor.hpp>
 #include <kindling/tensor/autograd_hooks.hpp>
@@ -278,21 +280,9 @@ TEST_CASE("views: contiguous() returns the same tensor when already contiguous")
   CHECK(x.flatten(0, 0).is_same(x));
 }
 
-namespace {
-std::vector<kd::detail::OpRecord> g_recorded;
-// Stands in for chapter 2's recorder: remembers the record and, like the real one, makes the
-// output require grad so that chained ops are recorded too.
-void capture(kd::detail::OpRecord&& rec, std::vector<kd::Tensor>& outs) {
-  g_recorded.push_back(std::move(rec));
-  for (auto& o : outs) o.impl()->requires_grad = true;
-}
-}  // namespace
-
-TEST_CASE("views: record the op keys of the autograd table with normalised arguments") {
-  const auto previous = kd::detail::recorder();
-  kd::detail::set_recorder(&capture);
-  g_recorded.clear();
-  kd::Tensor x = kd::zeros({2, 3, 4}, {.requires_grad = true});
+TEST_CASE("views: record their keys with normalised arguments") {
+  kd::testing::RecordCapture cap;
+  kd::Tensor x = kd::testing::needs_grad(kd::zeros({2, 3, 4}));
   x.view({6, -1});
   x.reshape({4, -1});
   x.permute({-1, 0, 1});
@@ -310,20 +300,20 @@ TEST_CASE("views: record the op keys of the autograd table with normalised argum
   x.to(kd::kFloat64);
   x.to(kd::kInt64);            // integer result: not differentiable, not recorded
   x.detach().view({24});       // detached: nothing requires grad, not recorded
-  kd::detail::set_recorder(previous);
-  using I = std::vector<std::int64_t>;
-  const std::vector<std::pair<std::string, I>> expected = {
-      {"view", {6, 4}},       {"reshape", {4, 6}},       {"permute", {2, 0, 1}}, {"transpose", {0, 2}},
-      {"select", {0, 0}},     {"t", {}},                  {"slice", {1, 0, 1, 1}}, {"expand", {2, 5, 4}},
-      {"squeeze", {}},        {"squeeze", {1}},           {"unsqueeze", {3}},     {"slice", {2, 1, 3, 1}},
-      {"slice", {1, 0, 3, 2}}, {"select", {1, 2}},        {"transpose", {0, 1}},  {"clone", {}},
-      {"clone", {}},          {"to_dtype", {}},
+  // The arguments after the input, as recorded (the input itself is "Tensor[...]@address").
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"view", "[6, 4]"},        {"reshape_alias", "[4, 6]"}, {"permute", "[2, 0, 1]"}, {"transpose", "0, 2"},
+      {"select", "0, 0"},        {"t", ""},                   {"slice", "1, 0, 1, 1"},  {"expand", "[2, 5, 4]"},
+      {"squeeze", ""},           {"squeeze_dim", "1"},        {"unsqueeze", "3"},       {"slice", "2, 1, 3, 1"},
+      {"slice", "1, 0, 3, 2"},   {"select", "1, 2"},          {"transpose", "0, 1"},    {"clone", ""},
+      {"clone", ""},             {"to_dtype", ""},
   };
-  REQUIRE(g_recorded.size() == expected.size());
+  REQUIRE(cap.records.size() == expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    INFO("record " << i);
-    CHECK(g_recorded[i].op == expected[i].first);
-    CHECK(g_recorded[i].ints == expected[i].second);
-    CHECK(g_recorded[i].inputs.size() == 1);
+    INFO("record " << i << ": " << cap.records[i].op << "(" << cap.records[i].args << ")");
+    CHECK(cap.records[i].op == expected[i].first);
+    const std::string& args = cap.records[i].args;  // "Tensor[2, 3, 4]@0x..., rest"
+    const auto after_input = args.find(", ", args.find('@'));
+    CHECK((after_input == std::string::npos ? "" : args.substr(after_input + 2)) == expected[i].second);
   }
 }

@@ -96,7 +96,7 @@ inline std::vector<std::string> python_eval(const std::vector<std::string>& expr
 }
 
 /// Space-separated values (for comparing numbers with Python's ' '.join(map(str, ...))).
-template <class T> std::string join(const std::vector<T>& v) {
+template <class Range> std::string join(const Range& v) {  // a std::vector, a Shape, ...
   std::ostringstream os;
   for (std::size_t i = 0; i < v.size(); ++i) os << (i ? " " : "") << v[i];
   return os.str();

@@ -3,32 +3,30 @@
 //   1. walk the graph from the roots and count, for every node, how many edges point at it
 //      (its dependencies: how many gradients it must wait for);
 //   2. seed the roots with their gradients (1 for a scalar loss);
-//   3. repeatedly run a node whose dependencies are all in, add its results into the input
-//      buffers of the nodes below it, and make those ready when their count reaches zero.
+//   3. repeatedly run a node whose dependencies are all in, check and shape its results
+//      (validate_outputs: sum broadcast gradients back to each input's shape), add them into the
+//      input buffers of the nodes below it, and make those ready when their count reaches zero.
 // Gradients that meet at a node (a tensor used twice) are summed in its buffer; at the leaves,
-// AccumulateGrad adds them into .grad — which keeps what the previous backward left there.
+// AccumulateGrad adds them into .grad -- which keeps what the previous backward left there.
+#include "kindling/autograd/engine.hpp"
+
 #include <atomic>
 #include <mutex>
 #include <queue>
 #include <string>
 
-#include "autograd/recorder.hpp"
-#include "kindling/autograd/engine.hpp"
+#include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/autograd/node.hpp"
 #include "kindling/tensor/creation.hpp"
 
 namespace kindling::autograd {
 
-// Any program that links this file has autograd: make sure ops record from the start (also done
-// by tensor_autograd.cpp; a static library only links the objects a program refers to).
-[[maybe_unused]] static const bool g_hooks_installed = (install_hooks(), true);
-
 // What one backward run knows about one node.
 struct Task {
   Node* node = nullptr;
-  int dependencies = 0;        // gradients still to come from the nodes above
-  std::vector<Tensor> buffer;  // one slot per output of the node: the gradient received so far
+  int dependencies = 0;  // gradients still to come from the nodes above
+  Grads buffer;          // one slot per output of the node: the gradient received so far
 };
 
 /// Per-run state of every node reached by one backward call, found through the node's slot
@@ -37,7 +35,7 @@ struct EngineSlots {
   std::uint64_t run;
   std::vector<Task>& tasks;
   // The task list is reused from run to run (runs are serialised by the engine's mutex): a long
-  // graph then costs no large allocations, which glibc's malloc makes expensive.
+  // graph then costs no large allocations.
   EngineSlots() : tasks(storage()) {
     static std::atomic<std::uint64_t> next_run{1};
     run = next_run.fetch_add(1);
@@ -61,6 +59,30 @@ struct EngineSlots {
   Task& task(const Node* n) { return tasks[n->engine_slot_]; }
 };
 
+// ---- sum_to: the gradient of a broadcast input --------------------------------------------------
+// [snippet: sum-to]
+bool is_expandable_to(const Shape& shape, const Shape& target) {
+  if (shape.size() > target.size()) return false;
+  const std::size_t lead = target.size() - shape.size();
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1 && shape[i] != target[lead + i]) return false;
+  return true;
+}
+
+Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  if (grad.shape() == shape) return grad;
+  // grad: [..lead.., s0', s1', ...]   input: [s0, s1, ...]  with si == si' or si == 1
+  const std::int64_t lead = grad.dim() - static_cast<std::int64_t>(shape.size());
+  Shape dims;
+  for (std::int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1 && grad.size(lead + static_cast<std::int64_t>(i)) != 1) dims.push_back(lead + i);
+  }
+  Tensor summed = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
+  return summed.reshape(shape);  // drops the (now size-1) leading dims
+}
+// [end]
+
 namespace {
 
 struct Root {
@@ -75,17 +97,50 @@ struct LaterFirst {  // among ready nodes, run the most recently created first (
 // Sums gradients arriving at the same node output. When the buffer holds a tensor nobody else can
 // see (a fresh result of a formula), it is updated in place: a parameter used by 5,000 ops then
 // costs 5,000 additions, not 5,000 new tensors.
-void add_into(std::vector<Tensor>& buffer, std::uint32_t slot, Tensor&& g, std::uint32_t size) {
+void add_into(Grads& buffer, std::uint32_t slot, Tensor&& g, std::uint32_t size) {
   if (buffer.size() < size) buffer.resize(size);
   Tensor& acc = buffer[slot];
   if (!acc.defined()) {
     acc = std::move(g);
     return;
   }
-  const bool owned = acc.impl_ptr().use_count() == 1 && acc.storage().use_count() == 1 &&
+  const bool owned = !is_grad_enabled() && acc.impl_ptr().use_count() == 1 && acc.storage().use_count() == 1 &&
                      acc.is_contiguous() && acc.shape() == g.shape() && acc.dtype() == g.dtype();
   if (owned) acc.add_(g);
   else acc = acc + g;
+}
+
+// The checks PyTorch's validate_outputs makes on what a backward formula returned, and the one
+// repair it makes: a gradient for the broadcast shape is summed back to the input's shape, and a
+// gradient in another dtype is converted to the input's.
+void validate_outputs(const Node& node, Grads& grads) {
+  const std::size_t n = node.num_inputs();
+  if (grads.size() > n) {
+    throw AutogradError(std::string("Function ") + node.name() + " returned an incorrect number of gradients "
+                        "(expected " + std::to_string(n) + ", got " + std::to_string(grads.size()) +
+                        "). Hint: backward returns one gradient per tensor input of forward, in order.");
+  }
+  grads.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Tensor& g = grads[i];
+    if (!node.next_functions()[i].is_valid()) {
+      g = Tensor();  // the input needs no gradient: drop whatever the formula computed
+      continue;
+    }
+    if (!g.defined()) continue;
+    const InputMetadata& meta = node.input_metadata(i);
+    if (g.shape() != meta.shape) {
+      if (!is_expandable_to(meta.shape, g.shape())) {
+        throw AutogradError(std::string("Function ") + node.name() + " returned an invalid gradient at index " +
+                            std::to_string(i) + " - got " + shape_str(g.shape()) +
+                            " but expected shape compatible with " + shape_str(meta.shape) +
+                            ". Hint: a backward returns, for each input, a gradient of the input's shape (or "
+                            "of a shape the input was broadcast to).");
+      }
+      g = sum_to(g, meta.shape);
+    }
+    if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
+  }
 }
 
 // The gradient that starts backward at `t`: `given` checked against t, or 1 for a one-element t.
@@ -127,7 +182,7 @@ std::vector<Root> make_roots(const std::vector<Tensor>& tensors, const std::vect
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (!t.defined()) throw ValueError(std::string(api) + ": tensor " + std::to_string(i) + " is undefined.");
-    if (!t.impl()->requires_grad) {
+    if (!t.requires_grad()) {
       throw AutogradError(std::string(api) + ": element " + std::to_string(i) +
                           " of tensors does not require grad and does not have a grad_fn. Hint: call "
                           "requires_grad_() on the leaf tensors (the parameters) before computing with them, "
@@ -138,14 +193,26 @@ std::vector<Root> make_roots(const std::vector<Tensor>& tensors, const std::vect
   return roots;
 }
 
+// [snippet: engine-run]
 // Runs the graph below `roots`. With `captures` (autograd::grad), records the gradient arriving at
 // each captured edge instead of accumulating into leaves.
-void execute(std::vector<Root>& roots, bool retain_graph, bool accumulate_leaves,
+void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, bool accumulate_leaves,
              const std::vector<Edge>* captures, std::vector<Tensor>* captured) {
   // One backward at a time: the per-run bookkeeping lives in the nodes (EngineSlots).
+  thread_local bool running = false;
+  if (running) {
+    throw AutogradError("backward: called from inside a backward formula. Hint: a Function's backward must "
+                        "compute its gradients with tensor ops, not by running another backward.");
+  }
   static std::mutex engine_mutex;
   std::lock_guard<std::mutex> lock(engine_mutex);
-  NoGradGuard no_grad;  // formulas are plain tensor ops: do not record them
+  running = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{running};
+  // Formulas are plain tensor ops: recorded only when the gradients must be differentiable.
+  AutoGradMode grad_mode(create_graph);
   EngineSlots slots;
 
   // 1. dependencies (iterative DFS)
@@ -165,7 +232,7 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool accumulate_leaves
     }
   }
 
-  std::vector<std::vector<std::pair<std::uint32_t, std::size_t>>> capture_at;
+  std::vector<SmallVector<std::pair<std::uint32_t, std::size_t>, 1>> capture_at;
   if (captures) {
     capture_at.resize(slots.tasks.size());
     for (std::size_t i = 0; i < captures->size(); ++i) {
@@ -194,7 +261,7 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool accumulate_leaves
     Node* n = ready.top();
     ready.pop();
     const std::uint32_t slot = slots.slot(n);
-    std::vector<Tensor> grads = std::move(slots.tasks[slot].buffer);
+    Grads grads = std::move(slots.tasks[slot].buffer);
     grads.resize(n->num_outputs());
 
     if (accumulate_leaves) {
@@ -202,8 +269,9 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool accumulate_leaves
       for (const auto& r : n->retained_grads()) {
         auto impl = r.tensor.lock();
         if (!impl || !grads[r.output_nr].defined()) continue;
+        auto* meta = static_cast<AutogradMeta*>(impl->autograd_meta.get());
         const Tensor& g = grads[r.output_nr];
-        impl->grad = impl->grad ? (Tensor(impl->grad) + g).impl_ptr() : g.clone().impl_ptr();
+        meta->grad = meta->grad.defined() ? meta->grad + g : g.clone();
       }
     }
     if (captures) {
@@ -212,9 +280,12 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool accumulate_leaves
 
     bool any = false;
     for (const Tensor& g : grads) any = any || g.defined();
-    const bool is_leaf_node = n->next_functions().empty() && dynamic_cast<AccumulateGrad*>(n) != nullptr;
-    std::vector<Tensor> outputs;
-    if (any && (accumulate_leaves || !is_leaf_node)) outputs = n->apply(std::move(grads));
+    const bool is_leaf_node = n->num_inputs() == 0 && dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    Grads outputs;
+    if (any && (accumulate_leaves || !is_leaf_node)) {
+      outputs = n->apply(std::move(grads));
+      validate_outputs(*n, outputs);
+    }
     if (!retain_graph) n->release_saved();
 
     const auto& next = n->next_functions();
@@ -228,16 +299,18 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool accumulate_leaves
     }
   }
 }
+// [end]
 
 }  // namespace
 
-void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors, bool retain_graph) {
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors,
+              std::optional<bool> retain_graph, bool create_graph) {
   std::vector<Root> roots = make_roots(tensors, grad_tensors, "backward");
-  execute(roots, retain_graph, /*accumulate_leaves=*/true, nullptr, nullptr);
+  execute(roots, retain_graph.value_or(create_graph), create_graph, /*accumulate_leaves=*/true, nullptr, nullptr);
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                         const std::vector<Tensor>& grad_outputs, bool retain_graph, bool allow_unused) {
+                         const std::vector<Tensor>& grad_outputs, const GradOptions& options) {
   std::vector<Root> roots = make_roots(outputs, grad_outputs, "grad");
   std::vector<Edge> captures;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -248,15 +321,21 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     captures.push_back(gradient_edge(inputs[i]));
   }
   std::vector<Tensor> result(inputs.size());
-  execute(roots, retain_graph, /*accumulate_leaves=*/false, &captures, &result);
+  execute(roots, options.retain_graph.value_or(options.create_graph), options.create_graph,
+          /*accumulate_leaves=*/false, &captures, &result);
   for (std::size_t i = 0; i < result.size(); ++i) {
-    if (!result[i].defined() && !allow_unused) {
+    if (!result[i].defined() && !options.allow_unused) {
       throw AutogradError("grad: input " + std::to_string(i) + " (shape " + shape_str(inputs[i].shape()) +
                           ") was not used to compute the outputs. Hint: pass allow_unused=true to get an "
                           "undefined tensor for it instead.");
     }
   }
   return result;
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph, bool allow_unused) {
+  return grad(outputs, inputs, grad_outputs, GradOptions{.retain_graph = retain_graph, .allow_unused = allow_unused});
 }
 
 }  // namespace kindling::autograd

@@ -5,16 +5,11 @@
 #include <cmath>
 #include <sstream>
 
-#include "autograd/recorder.hpp"
 #include "kindling/autograd/engine.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 
 namespace kindling::autograd {
-
-// Any program that links this file has autograd: make sure ops record from the start (also done
-// by tensor_autograd.cpp; a static library only links the objects a program refers to).
-[[maybe_unused]] static const bool g_hooks_installed = (install_hooks(), true);
 
 namespace {
 

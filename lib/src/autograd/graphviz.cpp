@@ -6,14 +6,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "autograd/recorder.hpp"
 #include "kindling/autograd/node.hpp"
 
 namespace kindling::autograd {
-
-// Any program that links this file has autograd: make sure ops record from the start (also done
-// by tensor_autograd.cpp; a static library only links the objects a program refers to).
-[[maybe_unused]] static const bool g_hooks_installed = (install_hooks(), true);
 
 namespace {
 std::string size_label(const Shape& s) {  // torchviz writes shapes as (3, 4)

@@ -1,4 +1,5 @@
-// functional::batch_norm with a fused backward (NativeBatchNormBackward0).
+// functional::batch_norm: forward and a fused backward, as one autograd::Function
+// (NativeBatchNormBackward0).
 //
 // x: [N, C, *] viewed as [N, C, S]; every statistic is per channel c over M = N·S values.
 //   train: mean_c, var_c (biased, /M) of the batch;  running = (1-momentum)·running + momentum·stat,
@@ -12,7 +13,7 @@
 #include "kindling/nn/functional.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "nn/checks.hpp"
-#include "nn/custom_node.hpp"
+#include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -25,25 +26,34 @@ struct BNGeom {
   std::int64_t m() const { return n * s; }
 };
 
-class NativeBatchNormBackward0 final : public detail::LayerNode {
- public:
-  NativeBatchNormBackward0(std::vector<autograd::Edge> e, const Tensor& x, const Tensor& w, Tensor mean, Tensor invstd,
-                           BNGeom g, bool training)
-      : LayerNode(1, std::move(e)), x_(x), w_(w), mean_(std::move(mean)), invstd_(std::move(invstd)), g_(g),
-        training_(training) {}
-  const char* name() const override { return "NativeBatchNormBackward0"; }
+/// The running statistics a training forward updates in place: state, not inputs of the graph
+/// (so they get no edge -- NativeBatchNormBackward0 has three inputs, like PyTorch's).
+struct RunningStats {
+  Tensor mean, var;
+};
 
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    check_not_released();
-    if (!grads[0].defined()) return {Tensor(), Tensor(), Tensor()};
-    const Tensor x = kindling::detail::contiguous_copy(x_.get(name()));
-    const Tensor w = w_.get(name());
+struct NativeBatchNorm : autograd::Function<NativeBatchNorm> {
+  static constexpr const char* name = "NativeBatchNormBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  BNGeom g_{};
+  bool training_ = false;
+
+  Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                 const RunningStats& running, bool training, double momentum, double eps);
+
+  // x̂ = (x - mean)·invstd;  dw = Σ g·x̂,  db = Σ g,
+  // dx = w·invstd/M · (M·g - Σg - x̂·Σ(g·x̂)) in training (the batch statistics depend on x too),
+  // dx = w·invstd·g in evaluation (the running statistics are constants).
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor x = kindling::detail::contiguous_copy(ctx.saved(0));
+    const Tensor w = ctx.saved(1);
+    const Tensor mean_ = ctx.saved(2), invstd_ = ctx.saved(3);
     const Tensor go = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
-    Tensor dx = needs_input_grad(0) ? kindling::detail::make_tensor(x.shape(), x.dtype()) : Tensor();
-    Tensor dw = needs_input_grad(1) ? kindling::detail::make_tensor({g_.c}, x.dtype()) : Tensor();
-    Tensor db = needs_input_grad(2) ? kindling::detail::make_tensor({g_.c}, x.dtype()) : Tensor();
+    Tensor dx = ctx.needs_input_grad(0) ? kindling::detail::make_tensor(x.shape(), x.dtype()) : Tensor();
+    Tensor dw = ctx.needs_input_grad(1) ? kindling::detail::make_tensor({g_.c}, x.dtype()) : Tensor();
+    Tensor db = ctx.needs_input_grad(2) ? kindling::detail::make_tensor({g_.c}, x.dtype()) : Tensor();
     const Tensor wc = w.defined() ? kindling::detail::contiguous_copy(w.to(x.dtype())) : Tensor();
-    kindling::detail::dispatch_floating(x.dtype(), name(), [&](auto tag) {
+    kindling::detail::dispatch_floating(x.dtype(), name, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* xp = x.data_ptr<T>();
       const T* gp = go.data_ptr<T>();
@@ -82,17 +92,6 @@ class NativeBatchNormBackward0 final : public detail::LayerNode {
     });
     return {dx, dw, db};
   }
-  void release_saved() override {
-    x_.release();
-    w_.release();
-    released_ = true;
-  }
-
- private:
-  detail::Saved x_, w_;
-  Tensor mean_, invstd_;  // float64 [C]: the statistics the forward used
-  BNGeom g_;
-  bool training_;
 };
 
 }  // namespace
@@ -126,6 +125,19 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     throw ValueError(std::string(op) + ": expected more than 1 value per channel when training, got input size " +
                      shape_str(input.shape()) + ". Hint: use a batch of more than one sample, or call model.eval().");
   }
+  return NativeBatchNorm::apply(input, weight, bias, RunningStats{running_mean, running_var}, training, momentum, eps);
+}
+
+namespace {
+Tensor NativeBatchNorm::forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                const RunningStats& running, bool training, double momentum, double eps) {
+  const char* op = "batch_norm";
+  const Tensor& running_mean = running.mean;
+  const Tensor& running_var = running.var;
+  const BNGeom g{input.size(0), input.size(1),
+                 input.numel() / std::max<std::int64_t>(1, input.size(0) * input.size(1))};
+  g_ = g;
+  training_ = training;
 
   const Tensor x = kindling::detail::contiguous_copy(input);
   Tensor mean = kindling::detail::make_tensor({g.c}, kFloat64), invstd = kindling::detail::make_tensor({g.c}, kFloat64);
@@ -153,8 +165,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
         unbiased_var.data_ptr<double>()[c] = sq / static_cast<double>(g.m() - 1);
       }
     });
-    if (running_mean.defined()) {
-      NoGradGuard no_grad;  // buffers are state, not part of the graph
+    if (running_mean.defined()) {  // buffers are state, not part of the graph (forward runs without grad)
       Tensor rm = running_mean, rv = running_var;
       rm.mul_(1.0 - momentum).add_(mean.to(rm.dtype()) * momentum);
       rv.mul_(1.0 - momentum).add_(unbiased_var.to(rv.dtype()) * momentum);
@@ -185,11 +196,9 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       }
     }
   });
-  if (detail::needs_grad({input, weight, bias}))
-    detail::attach(std::make_shared<NativeBatchNormBackward0>(detail::edges({input, weight, bias}), input, weight, mean,
-                                                              invstd, g, training),
-                   out);
+  ctx.save_for_backward({input, weight, mean, invstd});  // mean, invstd: float64 [C], the statistics used
   return out;
 }
+}  // namespace
 
 }  // namespace kindling::nn::functional

@@ -11,7 +11,7 @@
 #include "kindling/tensor/creation.hpp"
 #include "nn/blas.hpp"
 #include "nn/checks.hpp"
-#include "nn/custom_node.hpp"
+#include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -117,37 +117,45 @@ void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* 
   }
 }
 
-class ConvolutionBackward0 final : public detail::LayerNode {
- public:
-  ConvolutionBackward0(std::vector<autograd::Edge> e, const Tensor& x, const Tensor& w, const ConvGeom& g)
-      : LayerNode(1, std::move(e)), x_(x), w_(w), g_(g) {}
-  const char* name() const override { return "ConvolutionBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    check_not_released();
-    if (!grads[0].defined()) return {Tensor(), Tensor(), Tensor()};
-    const Tensor x = kindling::detail::contiguous_copy(x_.get(name()));
-    const Tensor w = kindling::detail::contiguous_copy(w_.get(name()));
+// conv2d: out = x ⋆ w + b (one GEMM per image and group over im2col columns)
+// dw = Σ_n gout_n · colsᵀ,  dx = col2im(wᵀ · gout_n),  db = Σ gout over batch and positions
+struct Convolution : autograd::Function<Convolution> {
+  static constexpr const char* name = "ConvolutionBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  ConvGeom g{};
+
+  Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                 const ConvGeom& geom) {
+    g = geom;
+    const Tensor x = kindling::detail::contiguous_copy(input);
+    const Tensor w = kindling::detail::contiguous_copy(weight);
+    const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();
+    Tensor out = kindling::detail::make_tensor({g.n, g.o, g.oh, g.ow}, x.dtype(), x.device());
+    ctx.save_for_backward({input, weight});
+    if (out.numel() == 0) return out;  // an empty batch: nothing to compute (and BLAS dislikes 0-sized matrices)
+    kindling::detail::dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      conv_forward<T>(x.data_ptr<T>(), w.data_ptr<T>(), b.defined() ? b.data_ptr<T>() : nullptr, g, out.data_ptr<T>());
+    });
+    return out;
+  }
+
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor x = kindling::detail::contiguous_copy(ctx.saved(0));
+    const Tensor w = kindling::detail::contiguous_copy(ctx.saved(1));
     const Tensor gout = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
     Tensor dx, dw, db;
-    if (needs_input_grad(0)) dx = zeros_like(x);
-    if (needs_input_grad(1)) dw = zeros_like(w);
-    if (needs_input_grad(2)) db = zeros({g_.o}, {.dtype = x.dtype()});
+    if (ctx.needs_input_grad(0)) dx = zeros_like(x);
+    if (ctx.needs_input_grad(1)) dw = zeros_like(w);
+    if (ctx.needs_input_grad(2)) db = zeros({g.o}, {.dtype = x.dtype()});
+    if (gout.numel() == 0) return {dx, dw, db};
     kindling::detail::dispatch_floating(x.dtype(), "conv2d backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      conv_backward<T>(x.data_ptr<T>(), w.data_ptr<T>(), gout.data_ptr<T>(), g_, dx.defined() ? dx.data_ptr<T>() : nullptr,
+      conv_backward<T>(x.data_ptr<T>(), w.data_ptr<T>(), gout.data_ptr<T>(), g, dx.defined() ? dx.data_ptr<T>() : nullptr,
                        dw.defined() ? dw.data_ptr<T>() : nullptr, db.defined() ? db.data_ptr<T>() : nullptr);
     });
     return {dx, dw, db};
   }
-  void release_saved() override {
-    x_.release();
-    w_.release();
-    released_ = true;
-  }
-
- private:
-  detail::Saved x_, w_;
-  ConvGeom g_;
 };
 
 }  // namespace
@@ -196,18 +204,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
                      " is smaller than the (dilated) kernel " + std::to_string(g.dh * (g.kh - 1) + 1) + "x" +
                      std::to_string(g.dw * (g.kw - 1) + 1) + ". Hint: add padding or use a smaller kernel.");
   }
-  const Tensor x = kindling::detail::contiguous_copy(input);
-  const Tensor w = kindling::detail::contiguous_copy(weight);
-  const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();
-  Tensor out = kindling::detail::make_tensor({g.n, g.o, g.oh, g.ow}, x.dtype(), x.device());
-  if (out.numel() == 0) return out;  // an empty batch: nothing to compute (and BLAS dislikes 0-sized matrices)
-  kindling::detail::dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    conv_forward<T>(x.data_ptr<T>(), w.data_ptr<T>(), b.defined() ? b.data_ptr<T>() : nullptr, g, out.data_ptr<T>());
-  });
-  if (detail::needs_grad({input, weight, bias}))
-    detail::attach(std::make_shared<ConvolutionBackward0>(detail::edges({input, weight, bias}), input, weight, g), out);
-  return out;
+  return Convolution::apply(input, weight, bias, g);
 }
 
 }  // namespace kindling::nn::functional

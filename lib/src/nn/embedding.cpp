@@ -7,44 +7,57 @@
 #include "kindling/nn/init.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "nn/checks.hpp"
-#include "nn/custom_node.hpp"
+#include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
 namespace kindling::nn {
 
 namespace {
-class EmbeddingBackward0 final : public detail::LayerNode {
- public:
-  EmbeddingBackward0(std::vector<autograd::Edge> e, Tensor indices, Shape w_shape, DType dt)
-      : LayerNode(1, std::move(e)), indices_(std::move(indices)), w_shape_(std::move(w_shape)), dtype_(dt) {}
-  const char* name() const override { return "EmbeddingBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    check_not_released();
-    if (!grads[0].defined()) return {Tensor()};
-    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype_));
-    Tensor dw = zeros(w_shape_, {.dtype = dtype_});
-    const std::int64_t dim = w_shape_[1];
-    kindling::detail::dispatch_floating(dtype_, name(), [&](auto tag) {
+// out[i, :] = weight[indices[i], :]        d weight[r, :] = Σ over i with indices[i] == r of g[i, :]
+struct EmbeddingLookup : autograd::Function<EmbeddingLookup> {
+  static constexpr const char* name = "EmbeddingBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  Shape w_shape;
+  DType dtype = kFloat32;
+
+  Tensor forward(autograd::Context& ctx, const Tensor& weight, const autograd::NonDifferentiable& indices) {
+    const Tensor& idx = indices.tensor;  // contiguous int64, checked in range
+    w_shape = weight.shape();
+    dtype = weight.dtype();
+    const std::int64_t dim = weight.size(1);
+    const Tensor w = kindling::detail::contiguous_copy(weight);
+    Shape out_shape = idx.shape();
+    out_shape.push_back(dim);
+    Tensor out = kindling::detail::make_tensor(out_shape, weight.dtype());
+    const std::size_t row_bytes = static_cast<std::size_t>(dim) * weight.element_size();
+    const char* wp = static_cast<const char*>(w.raw_data_ptr());
+    char* op = static_cast<char*>(out.raw_data_ptr());
+    const std::int64_t* ip = idx.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0, n = idx.numel(); i < n; ++i)
+      std::memcpy(op + i * row_bytes, wp + ip[i] * row_bytes, row_bytes);
+    ctx.save_for_backward({idx});
+    return out;
+  }
+
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor indices = ctx.saved(0);
+    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype));
+    Tensor dw = zeros(w_shape, {.dtype = dtype});
+    const std::int64_t dim = w_shape[1], rows = w_shape[0];
+    kindling::detail::dispatch_floating(dtype, name, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const std::int64_t* ip = indices_.data_ptr<std::int64_t>();
+      const std::int64_t* ip = indices.data_ptr<std::int64_t>();
       const T* gp = go.data_ptr<T>();
       T* d = dw.data_ptr<T>();
       // A row looked up twice gets both gradients (+=), like any reused value.
-      for (std::int64_t i = 0, n = indices_.numel(); i < n; ++i)
+      for (std::int64_t i = 0, n = indices.numel(); i < n; ++i) {
+        if (ip[i] < 0 || ip[i] >= rows) throw IndexError("EmbeddingBackward0: saved index out of range");
         for (std::int64_t j = 0; j < dim; ++j) d[ip[i] * dim + j] += gp[i * dim + j];
+      }
     });
     return {dw};
   }
-  void release_saved() override {
-    indices_ = Tensor();
-    released_ = true;
-  }
-
- private:
-  Tensor indices_;  // contiguous int64 copy (checked in range)
-  Shape w_shape_;
-  DType dtype_;
 };
 }  // namespace
 
@@ -69,18 +82,8 @@ Tensor functional::embedding(const Tensor& indices, const Tensor& weight) {
                        ". Hint: num_embeddings must be larger than the largest id.");
     }
   }
-  const Tensor w = kindling::detail::contiguous_copy(weight);
-  Shape out_shape = indices.shape();
-  out_shape.push_back(dim);
-  Tensor out = kindling::detail::make_tensor(out_shape, weight.dtype());
-  const std::size_t row_bytes = static_cast<std::size_t>(dim) * weight.element_size();
-  const char* wp = static_cast<const char*>(w.raw_data_ptr());
-  char* op = static_cast<char*>(out.raw_data_ptr());
-  for (std::int64_t i = 0, n = idx.numel(); i < n; ++i)
-    std::memcpy(op + i * row_bytes, wp + ip[i] * row_bytes, row_bytes);
-  if (detail::needs_grad({weight}))
-    detail::attach(std::make_shared<EmbeddingBackward0>(detail::edges({weight}), idx, weight.shape(), weight.dtype()), out);
-  return out;
+  (void)dim;
+  return EmbeddingLookup::apply(weight, autograd::NonDifferentiable{idx});
 }
 
 Embedding::Embedding(std::int64_t num_embeddings, std::int64_t embedding_dim)

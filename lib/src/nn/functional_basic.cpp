@@ -6,7 +6,7 @@
 #include "kindling/tensor/ops.hpp"
 #include "kindling/tensor/random.hpp"
 #include "nn/checks.hpp"
-#include "nn/custom_node.hpp"
+#include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -34,6 +34,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   }
   detail::check_same_dtype("linear", {{"input", &x}, {"weight", &weight}, {"bias", &bias}});
   // x: [*, in] · weightᵀ: [in, out] → [*, out]; t() is a view, the GEMM reads it transposed.
+  // Composed like PyTorch's F.linear, so the graph shows PyTorch's nodes: a batch of vectors is one
+  // addmm (AddmmBackward0), a batch of sequences [B, T, in] one addmm on [B*T, in] (ViewBackward0 on
+  // top), anything else matmul + add.
+  if (bias.defined() && x.dim() == 2) return addmm(bias, x, weight.t());
+  if (bias.defined() && x.dim() == 3 && x.is_contiguous()) {
+    const Tensor y = addmm(bias, x.view({x.size(0) * x.size(1), x.size(2)}), weight.t());
+    return y.view({x.size(0), x.size(1), y.size(1)});
+  }
   Tensor y = x.matmul(weight.t());
   return bias.defined() ? y + bias : y;
 }
@@ -101,25 +109,19 @@ Tensor gelu_kernel(const Tensor& x, bool tanh_form, bool derivative) {
   return out;
 }
 
-class GeluBackward0 final : public detail::LayerNode {
- public:
-  GeluBackward0(std::vector<autograd::Edge> e, const Tensor& x, bool tanh_form)
-      : LayerNode(1, std::move(e)), x_(x), tanh_form_(tanh_form) {}
-  const char* name() const override { return "GeluBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    check_not_released();
-    if (!grads[0].defined()) return {Tensor()};
-    // grad_x = grad_out · gelu'(x)
-    return {grads[0] * gelu_kernel(x_.get(name()), tanh_form_, /*derivative=*/true)};
+// gelu: out = x·Φ(x) (or its tanh approximation)        dx = g · gelu'(x)
+struct Gelu : autograd::Function<Gelu> {
+  static constexpr const char* name = "GeluBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  bool tanh_form = false;
+  Tensor forward(autograd::Context& ctx, const Tensor& x, bool tanh_form_) {
+    tanh_form = tanh_form_;
+    ctx.save_for_backward({x});
+    return gelu_kernel(x, tanh_form, /*derivative=*/false);
   }
-  void release_saved() override {
-    x_.release();
-    released_ = true;
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    return {grads[0] * gelu_kernel(ctx.saved(0), tanh_form, /*derivative=*/true)};
   }
-
- private:
-  detail::Saved x_;
-  bool tanh_form_;
 };
 }  // namespace
 
@@ -128,10 +130,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
     throw ValueError("gelu: approximate must be 'none' or 'tanh', got '" + approximate + "'");
   }
   kindling::detail::check_cpu(x, "gelu");
-  const bool tanh_form = approximate == "tanh";
-  Tensor out = gelu_kernel(x, tanh_form, /*derivative=*/false);
-  if (detail::needs_grad({x})) detail::attach(std::make_shared<GeluBackward0>(detail::edges({x}), x, tanh_form), out);
-  return out;
+  return Gelu::apply(x, approximate == "tanh");
 }
 
 }  // namespace kindling::nn::functional

@@ -1,4 +1,5 @@
-// functional::layer_norm with a fused backward (NativeLayerNormBackward0).
+// functional::layer_norm: forward and a fused backward, as one autograd::Function
+// (NativeLayerNormBackward0).
 //
 // x: [*, D₁…Dₖ] viewed as rows [R, D] (D = D₁·…·Dₖ = normalized_shape's numel). Each row is
 // normalised with its own mean and biased variance; weight and bias ([D₁…Dₖ]) scale and shift.
@@ -8,7 +9,7 @@
 #include "kindling/nn/functional.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "nn/checks.hpp"
-#include "nn/custom_node.hpp"
+#include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -16,25 +17,25 @@ namespace kindling::nn::functional {
 
 namespace {
 
-class NativeLayerNormBackward0 final : public detail::LayerNode {
- public:
-  NativeLayerNormBackward0(std::vector<autograd::Edge> e, const Tensor& x, const Tensor& w, Tensor mean, Tensor invstd,
-                           std::int64_t rows, std::int64_t d, Shape w_shape)
-      : LayerNode(1, std::move(e)), x_(x), w_(w), mean_(std::move(mean)), invstd_(std::move(invstd)), rows_(rows), d_(d),
-        w_shape_(std::move(w_shape)) {}
-  const char* name() const override { return "NativeLayerNormBackward0"; }
+struct NativeLayerNorm : autograd::Function<NativeLayerNorm> {
+  static constexpr const char* name = "NativeLayerNormBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  std::int64_t rows_ = 0, d_ = 0;
+  Shape w_shape_;
 
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    check_not_released();
-    if (!grads[0].defined()) return {Tensor(), Tensor(), Tensor()};
-    const Tensor x = kindling::detail::contiguous_copy(x_.get(name()));
-    const Tensor w = w_.get(name());
+  Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                 const Shape& normalized_shape, double eps);
+
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor x = kindling::detail::contiguous_copy(ctx.saved(0));
+    const Tensor w = ctx.saved(1);
+    const Tensor mean_ = ctx.saved(2), invstd_ = ctx.saved(3);  // float64 [rows]
     const Tensor wc = w.defined() ? kindling::detail::contiguous_copy(w) : Tensor();
     const Tensor go = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
-    Tensor dx = needs_input_grad(0) ? kindling::detail::make_tensor(x.shape(), x.dtype()) : Tensor();
-    Tensor dw = needs_input_grad(1) ? zeros(w_shape_, {.dtype = x.dtype()}) : Tensor();
-    Tensor db = needs_input_grad(2) ? zeros(w_shape_, {.dtype = x.dtype()}) : Tensor();
-    kindling::detail::dispatch_floating(x.dtype(), name(), [&](auto tag) {
+    Tensor dx = ctx.needs_input_grad(0) ? kindling::detail::make_tensor(x.shape(), x.dtype()) : Tensor();
+    Tensor dw = ctx.needs_input_grad(1) ? zeros(w_shape_, {.dtype = x.dtype()}) : Tensor();
+    Tensor db = ctx.needs_input_grad(2) ? zeros(w_shape_, {.dtype = x.dtype()}) : Tensor();
+    kindling::detail::dispatch_floating(x.dtype(), name, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* xp = x.data_ptr<T>();
       const T* gp = go.data_ptr<T>();
@@ -65,17 +66,6 @@ class NativeLayerNormBackward0 final : public detail::LayerNode {
     });
     return {dx, dw, db};
   }
-  void release_saved() override {
-    x_.release();
-    w_.release();
-    released_ = true;
-  }
-
- private:
-  detail::Saved x_, w_;
-  Tensor mean_, invstd_;  // float64 [rows]
-  std::int64_t rows_, d_;
-  Shape w_shape_;
 };
 
 }  // namespace
@@ -101,8 +91,18 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
                        shape_str(t->shape()));
     }
   }
+  return NativeLayerNorm::apply(input, weight, bias, normalized_shape, eps);
+}
+
+namespace {
+Tensor NativeLayerNorm::forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                const Shape& normalized_shape, double eps) {
+  const char* op = "layer_norm";
   const std::int64_t d = numel_of(normalized_shape);
   const std::int64_t rows = d == 0 ? 0 : input.numel() / d;
+  rows_ = rows;
+  d_ = d;
+  w_shape_ = normalized_shape;
   const Tensor x = kindling::detail::contiguous_copy(input);
   const Tensor w = weight.defined() ? kindling::detail::contiguous_copy(weight) : Tensor();
   const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();
@@ -131,11 +131,9 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
       }
     }
   });
-  if (detail::needs_grad({input, weight, bias}))
-    detail::attach(std::make_shared<NativeLayerNormBackward0>(detail::edges({input, weight, bias}), input, weight, mean,
-                                                              invstd, rows, d, normalized_shape),
-                   out);
+  ctx.save_for_backward({input, weight, mean, invstd});
   return out;
 }
+}  // namespace
 
 }  // namespace kindling::nn::functional

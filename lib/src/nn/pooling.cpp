@@ -8,7 +8,7 @@
 #include "kindling/nn/functional.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "nn/checks.hpp"
-#include "nn/custom_node.hpp"
+#include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -85,41 +85,50 @@ template <class T> void max_forward(const T* x, const PoolGeom& g, T* out, std::
   }
 }
 
-class MaxPool2DWithIndicesBackward0 final : public detail::LayerNode {
- public:
-  MaxPool2DWithIndicesBackward0(std::vector<autograd::Edge> e, Shape in_shape, DType dt, Tensor idx, PoolGeom g)
-      : LayerNode(1, std::move(e)), in_shape_(std::move(in_shape)), dtype_(dt), idx_(std::move(idx)), g_(g) {}
-  const char* name() const override { return "MaxPool2DWithIndicesBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    check_not_released();
-    if (!grads[0].defined()) return {Tensor()};
-    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype_));
-    Tensor dx = zeros(in_shape_, {.dtype = dtype_});
-    kindling::detail::dispatch_floating(dtype_, "max_pool2d backward", [&](auto tag) {
+// max_pool2d: out = the max of each window, idx = where it was      dx[idx] += g (one winner per window)
+struct MaxPool2d : autograd::Function<MaxPool2d> {
+  static constexpr const char* name = "MaxPool2DWithIndicesBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  Shape in_shape;
+  DType dtype = kFloat32;
+  PoolGeom g{};
+
+  Tensor forward(autograd::Context& ctx, const Tensor& x4, const PoolGeom& geom) {
+    g = geom;
+    in_shape = x4.shape();
+    dtype = x4.dtype();
+    const Tensor x = kindling::detail::contiguous_copy(x4);
+    const Shape out_shape{x.size(0), x.size(1), g.oh, g.ow};
+    Tensor out = kindling::detail::make_tensor(out_shape, x.dtype(), x.device());
+    // int64 [N, C, oh, ow]: flat position of the max inside its [H, W] plane
+    Tensor idx = kindling::detail::make_tensor(out_shape, kInt64, x.device());
+    kindling::detail::dispatch_floating(x.dtype(), "max_pool2d", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      max_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), idx.data_ptr<std::int64_t>());
+    });
+    ctx.save_for_backward({idx});
+    return out;
+  }
+
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor idx = ctx.saved(0);
+    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype));
+    Tensor dx = zeros(in_shape, {.dtype = dtype});
+    kindling::detail::dispatch_floating(dtype, "max_pool2d backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* gp = go.data_ptr<T>();
-      const std::int64_t* ip = idx_.data_ptr<std::int64_t>();
+      const std::int64_t* ip = idx.data_ptr<std::int64_t>();
       T* d = dx.data_ptr<T>();
-      const std::int64_t per_plane = g_.oh * g_.ow;
+      const std::int64_t per_plane = g.oh * g.ow;
       // Each output's gradient goes to the one input position that won the max.
-      for (std::int64_t pl = 0; pl < g_.planes; ++pl)
+      for (std::int64_t pl = 0; pl < g.planes; ++pl)
         for (std::int64_t o = 0; o < per_plane; ++o) {
           const std::int64_t k = pl * per_plane + o;
-          if (ip[k] >= 0) d[pl * g_.h * g_.w + ip[k]] += gp[k];
+          if (ip[k] >= 0) d[pl * g.h * g.w + ip[k]] += gp[k];
         }
     });
     return {dx};
   }
-  void release_saved() override {
-    idx_ = Tensor();
-    released_ = true;
-  }
-
- private:
-  Shape in_shape_;
-  DType dtype_;
-  Tensor idx_;  // int64 [N, C, oh, ow]: flat position of the max inside its [H, W] plane
-  PoolGeom g_;
 };
 
 // ---- average (fixed windows and adaptive windows share one kernel) ------------------------------
@@ -175,29 +184,40 @@ template <class T, class WinFn> void avg_backward(const T* go, const PoolGeom& g
   }
 }
 
-class AvgPoolBackward final : public detail::LayerNode {
- public:
-  AvgPoolBackward(std::vector<autograd::Edge> e, const char* name, Shape in_shape, DType dt, PoolGeom g, bool adaptive)
-      : LayerNode(1, std::move(e)), name_(name), in_shape_(std::move(in_shape)), dtype_(dt), g_(g), adaptive_(adaptive) {}
-  const char* name() const override { return name_; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    if (!grads[0].defined()) return {Tensor()};
-    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype_));
-    Tensor dx = zeros(in_shape_, {.dtype = dtype_});
-    kindling::detail::dispatch_floating(dtype_, name_, [&](auto tag) {
+// avg_pool2d / adaptive_avg_pool2d: out = the mean of each window      dx = g / window size, spread
+// over the window (the two differ only in where the windows are).
+template <bool Adaptive>
+struct AvgPool : autograd::Function<AvgPool<Adaptive>> {
+  static constexpr const char* name = Adaptive ? "AdaptiveAvgPool2DBackward0" : "AvgPool2DBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  Shape in_shape;
+  DType dtype = kFloat32;
+  PoolGeom g{};
+
+  Tensor forward(autograd::Context&, const Tensor& x4, const PoolGeom& geom) {
+    g = geom;
+    in_shape = x4.shape();
+    dtype = x4.dtype();
+    const Tensor x = kindling::detail::contiguous_copy(x4);
+    Tensor out = kindling::detail::make_tensor({x.size(0), x.size(1), g.oh, g.ow}, x.dtype(), x.device());
+    kindling::detail::dispatch_floating(x.dtype(), name, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if (adaptive_) avg_backward<T>(go.data_ptr<T>(), g_, dx.data_ptr<T>(), adaptive_window);
-      else avg_backward<T>(go.data_ptr<T>(), g_, dx.data_ptr<T>(), avg_window);
+      if constexpr (Adaptive) avg_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), adaptive_window);
+      else avg_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), avg_window);
+    });
+    return out;
+  }
+
+  autograd::Grads backward(autograd::Context&, const autograd::Grads& grads) {
+    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype));
+    Tensor dx = zeros(in_shape, {.dtype = dtype});
+    kindling::detail::dispatch_floating(dtype, name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (Adaptive) avg_backward<T>(go.data_ptr<T>(), g, dx.data_ptr<T>(), adaptive_window);
+      else avg_backward<T>(go.data_ptr<T>(), g, dx.data_ptr<T>(), avg_window);
     });
     return {dx};
   }
-
- private:
-  const char* name_;
-  Shape in_shape_;
-  DType dtype_;
-  PoolGeom g_;
-  bool adaptive_;
 };
 
 // Unbatched [C, H, W] inputs are run as a batch of one, like PyTorch.
@@ -212,17 +232,7 @@ Tensor max_pool2d(const Tensor& input, IntPair kernel_size, IntPair stride, IntP
                   bool ceil_mode) {
   return with_batch(input, [&](const Tensor& x4) {
     const PoolGeom g = make_geom("max_pool2d", x4, kernel_size, stride, padding, dilation, ceil_mode);
-    const Tensor x = kindling::detail::contiguous_copy(x4);
-    const Shape out_shape{x.size(0), x.size(1), g.oh, g.ow};
-    Tensor out = kindling::detail::make_tensor(out_shape, x.dtype(), x.device());
-    Tensor idx = kindling::detail::make_tensor(out_shape, kInt64, x.device());
-    kindling::detail::dispatch_floating(x.dtype(), "max_pool2d", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      max_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), idx.data_ptr<std::int64_t>());
-    });
-    if (detail::needs_grad({x4}))
-      detail::attach(std::make_shared<MaxPool2DWithIndicesBackward0>(detail::edges({x4}), x4.shape(), x4.dtype(), idx, g), out);
-    return out;
+    return MaxPool2d::apply(x4, g);
   });
 }
 
@@ -231,15 +241,7 @@ Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, IntPair stride, IntP
   return with_batch(input, [&](const Tensor& x4) {
     PoolGeom g = make_geom("avg_pool2d", x4, kernel_size, stride, padding, 1, ceil_mode);
     g.count_include_pad = count_include_pad;
-    const Tensor x = kindling::detail::contiguous_copy(x4);
-    Tensor out = kindling::detail::make_tensor({x.size(0), x.size(1), g.oh, g.ow}, x.dtype(), x.device());
-    kindling::detail::dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      avg_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), avg_window);
-    });
-    if (detail::needs_grad({x4}))
-      detail::attach(std::make_shared<AvgPoolBackward>(detail::edges({x4}), "AvgPool2DBackward0", x4.shape(), x4.dtype(), g, false), out);
-    return out;
+    return AvgPool<false>::apply(x4, g);
   });
 }
 
@@ -253,18 +255,9 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size) {
       throw ValueError("adaptive_avg_pool2d: output_size " + output_size.str(true) + " must be positive");
     if (x4.size(2) < 1 || x4.size(3) < 1)
       throw ShapeError("adaptive_avg_pool2d: input " + shape_str(x4.shape()) + " has an empty spatial dimension");
-    PoolGeom g{x4.size(0) * x4.size(1), x4.size(2), x4.size(3), 0, 0, 1, 1, 0, 0, 1, 1, output_size.h, output_size.w};
-    const Tensor x = kindling::detail::contiguous_copy(x4);
-    Tensor out = kindling::detail::make_tensor({x.size(0), x.size(1), g.oh, g.ow}, x.dtype(), x.device());
-    kindling::detail::dispatch_floating(x.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      avg_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), adaptive_window);
-    });
-    if (detail::needs_grad({x4}))
-      detail::attach(std::make_shared<AvgPoolBackward>(detail::edges({x4}), "AdaptiveAvgPool2DBackward0", x4.shape(),
-                                                       x4.dtype(), g, true),
-                     out);
-    return out;
+    const PoolGeom g{x4.size(0) * x4.size(1), x4.size(2), x4.size(3), 0, 0, 1, 1, 0, 0, 1, 1, output_size.h,
+                     output_size.w};
+    return AvgPool<true>::apply(x4, g);
   });
 }
 

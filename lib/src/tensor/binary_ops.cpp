@@ -131,7 +131,8 @@ void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scal
   });
 }
 
-/// The out-of-place op, without autograd recording.
+/// The out-of-place op. The public functions below then record it for autograd (each key names a
+/// Function in autograd/binary_ops_backward.cpp).
 Tensor binary_forward(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
   const char* name = op_name(op);
   check_cpu(a, name);
@@ -141,13 +142,6 @@ Tensor binary_forward(Bin op, const Tensor& a, const Tensor& b, const Scalar& al
   Tensor out = make_tensor(broadcast_shapes(a.shape(), b.shape(), name), compute);
   run(op, out, a, b, alpha);
   return out;
-}
-
-Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
-  Tensor out = binary_forward(op, a, b, alpha);
-  OpRecord rec{.op = op_name(op), .inputs = {a, b}};
-  if (op == Bin::Add || op == Bin::Sub) rec.scalars = {alpha.to_double()};
-  return record(std::move(rec), out);
 }
 
 /// True when two elements of `t` share one memory location (an expanded tensor): writing to it in
@@ -214,13 +208,23 @@ Tensor wrap(const Tensor& t, const Scalar& s) {
 }  // namespace
 
 // ---- free functions --------------------------------------------------------------------------------
-Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(Bin::Add, a, b, alpha); }
-Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(Bin::Sub, a, b, alpha); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary(Bin::Mul, a, b); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary(Bin::Div, a, b); }
-Tensor pow(const Tensor& a, const Tensor& exponent) { return binary(Bin::Pow, a, exponent); }
-Tensor maximum(const Tensor& a, const Tensor& b) { return binary(Bin::Maximum, a, b); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return binary(Bin::Minimum, a, b); }
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return record<"add">(binary_forward(Bin::Add, a, b, alpha), a, b, alpha);
+}
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return record<"sub">(binary_forward(Bin::Sub, a, b, alpha), a, b, alpha);
+}
+Tensor mul(const Tensor& a, const Tensor& b) { return record<"mul">(binary_forward(Bin::Mul, a, b), a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return record<"div">(binary_forward(Bin::Div, a, b), a, b); }
+Tensor pow(const Tensor& a, const Tensor& exponent) {
+  return record<"pow">(binary_forward(Bin::Pow, a, exponent), a, exponent);
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return record<"maximum">(binary_forward(Bin::Maximum, a, b), a, b);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return record<"minimum">(binary_forward(Bin::Minimum, a, b), a, b);
+}
 
 Tensor pow(const Tensor& a, Scalar exponent) {
   check_cpu(a, "pow");
@@ -253,7 +257,7 @@ Tensor pow(const Tensor& a, Scalar exponent) {
       unary_loop<T, T>(out, x, [e](T v) { return int_pow<T>(v, e); });
     }
   });
-  return record({.op = "pow_scalar", .inputs = {a}, .scalars = {exponent.to_double()}}, out);
+  return record<"pow_scalar">(out, a, exponent);
 }
 
 // ---- methods -----------------------------------------------------------------------------------------
@@ -284,10 +288,16 @@ Tensor operator+(const Tensor& a, Scalar b) { return add(a, wrap(a, b)); }
 Tensor operator-(const Tensor& a, Scalar b) { return sub(a, wrap(a, b)); }
 Tensor operator*(const Tensor& a, Scalar b) { return mul(a, wrap(a, b)); }
 Tensor operator/(const Tensor& a, Scalar b) { return div(a, wrap(a, b)); }
-Tensor operator+(Scalar a, const Tensor& b) { return add(wrap(b, a), b); }
-Tensor operator-(Scalar a, const Tensor& b) { return sub(wrap(b, a), b); }
-Tensor operator*(Scalar a, const Tensor& b) { return mul(wrap(b, a), b); }
-Tensor operator/(Scalar a, const Tensor& b) { return div(wrap(b, a), b); }
+// A number on the left, as PyTorch's Python operators do it: 2 + x and 2 * x are x + 2 and x * 2 (the
+// tensor stays the first input of the node), 2 - x is rsub (RsubBackward1), 2 / x is reciprocal(x) * 2.
+Tensor operator+(Scalar a, const Tensor& b) { return add(b, wrap(b, a)); }
+Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(b, wrap(b, a)); }
+Tensor operator/(Scalar a, const Tensor& b) { return reciprocal(b) * a; }
+
+Tensor rsub(const Tensor& x, Scalar other, Scalar alpha) {
+  return record<"rsub">(binary_forward(Bin::Sub, wrap(x, other), x, alpha), x, other, alpha);
+}
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
 Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }

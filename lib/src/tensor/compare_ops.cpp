@@ -108,7 +108,7 @@ Tensor where_impl(const Tensor& cond, const Tensor& a, const Tensor& b, DType dt
       broadcast_shapes(cond.shape(), broadcast_shapes(a.shape(), b.shape(), "where"), "where");
   Tensor out = make_tensor(shape, dt);
   where_kernel(out, cond, cast(a, dt), cast(b, dt));
-  return record({.op = "where", .inputs = {cond, a, b}}, out);
+  return record<"where">(out, cond, a, b);
 }
 
 }  // namespace

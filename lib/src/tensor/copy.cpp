@@ -108,14 +108,14 @@ Tensor Tensor::contiguous() const {
   Tensor out = detail::make_tensor(shape(), dtype(), device());
   detail::check_cpu(*this, "contiguous");
   detail::copy_into(out, *this);
-  return detail::record({.op = "clone", .inputs = {*this}}, out);
+  return detail::record<"clone">(out, *this);
 }
 
 Tensor Tensor::clone() const {
   detail::check_cpu(*this, "clone");
   Tensor out = detail::empty_preserving_strides(*this, dtype());
   detail::copy_into(out, *this);
-  return detail::record({.op = "clone", .inputs = {*this}}, out);
+  return detail::record<"clone">(out, *this);
 }
 
 Tensor Tensor::detach() const {
@@ -132,7 +132,7 @@ Tensor Tensor::to(DType target) const {
   detail::copy_into(out, *this);
   // Only a floating result can carry a gradient (an int64 copy of x is not differentiable).
   if (!kindling::is_floating_point(target)) return out;
-  return detail::record({.op = "to_dtype", .inputs = {*this}}, out);
+  return detail::record<"to_dtype">(out, *this);
 }
 
 Tensor Tensor::to(Device target) const {

@@ -5,6 +5,19 @@
 
 namespace kindling::detail {
 
+/// Switches grad mode off for a scope, inside an op that records itself once as a whole (chapter 2's
+/// NoGradGuard is the public form).
+class GradModeOff {
+ public:
+  GradModeOff() : previous_(grad_mode_enabled()) { set_grad_mode_enabled(false); }
+  ~GradModeOff() { set_grad_mode_enabled(previous_); }
+  GradModeOff(const GradModeOff&) = delete;
+  GradModeOff& operator=(const GradModeOff&) = delete;
+
+ private:
+  bool previous_;
+};
+
 /// A fresh, contiguous, uninitialised tensor.
 Tensor make_tensor(const Shape& shape, DType dtype, Device device = kCPU);
 /// A view of `base`'s storage with new geometry. Not recorded by autograd (callers record).

@@ -81,7 +81,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     copy_into(slot(out, d, start, t.size(d)), t);
     start += t.size(d);
   }
-  return record({.op = "cat", .inputs = tensors, .ints = {d}}, out);
+  return record<"cat">(out, tensors, d);
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
@@ -108,7 +108,7 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
     st.erase(st.begin() + d);
     copy_into(make_view(out, s, st, off), tensors[i]);
   }
-  return record({.op = "stack", .inputs = tensors, .ints = {d}}, out);
+  return record<"stack">(out, tensors, d);
 }
 
 }  // namespace kindling

@@ -94,8 +94,10 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
   }
 }
 
-/// torch.matmul, recorded under `op` ("matmul" or "mm").
-Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
+/// The product kernel behind every matrix product here: torch.matmul's rules for any ranks, one GEMM
+/// per matrix of the broadcast batch (or a single GEMM when the batch folds into rows). It computes
+/// values only; the public functions below record the product for autograd under PyTorch's names.
+Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
   check_operands(a_in, b_in, op);
   Tensor a = a_in, b = b_in;
   const bool a1 = a.dim() == 1, b1 = b.dim() == 1;
@@ -193,21 +195,130 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
       }
     }
   });
-  return record({.op = op, .inputs = {a_in, b_in}}, out);
+  return out;
+}
+
+void check_ranks(const Tensor& a, const Tensor& b, std::int64_t ra, std::int64_t rb, const char* op,
+                 const char* hint) {
+  check_defined(a, op);
+  check_defined(b, op);
+  if (a.dim() != ra || b.dim() != rb) {
+    throw ShapeError(std::string(op) + ": expected a " + std::to_string(ra) + "-D and a " + std::to_string(rb) +
+                     "-D tensor, but got shapes " + shape_str(a.shape()) + " and " + shape_str(b.shape()) +
+                     ". Hint: " + hint);
+  }
+}
+
+/// A view of `t` with a new shape, recorded as PyTorch's _unsafe_view (the view of a fresh result).
+Tensor unsafe_view(const Tensor& t, const Shape& shape) {
+  const Tensor c = t.is_contiguous() ? t : t.contiguous();
+  return record<"unsafe_view">(make_view(c, shape, contiguous_strides(shape), c.storage_offset()), c,
+                               IntArrayRef(shape));
+}
+
+/// torch.matmul when autograd is watching: the same composition of primitive ops as PyTorch 1.13's
+/// _matmul_impl, so that the graph -- and every node name a learner prints -- is PyTorch's:
+///   [3] @ [3]          dot                          DotBackward0
+///   [n, k] @ [k]       mv                           MvBackward0
+///   [k] @ [k, m]       unsqueeze(0), mm, squeeze_   SqueezeBackward3 <- MmBackward0 <- UnsqueezeBackward0
+///   [n, k] @ [k, m]    mm                           MmBackward0
+///   [..., n, k] @ [k, m] or [k]: fold the batch into rows, one mm/mv, _unsafe_view back
+///   [n, k] or [k] @ [..., k, m]: the same on the transposed problem, transposed back
+///   otherwise: expand both batches, reshape to 3-D, bmm, _unsafe_view back
+Tensor matmul_recorded(const Tensor& t1, const Tensor& t2) {
+  const std::int64_t d1 = t1.dim(), d2 = t2.dim();
+  if (d1 == 1 && d2 == 1) return dot(t1, t2);
+  if (d1 == 2 && d2 == 1) return mv(t1, t2);
+  if (d1 == 1 && d2 == 2) {
+    const Tensor r = mm(t1.unsqueeze(0), t2);  // [1, m]
+    return record<"squeeze_">(make_view(r, {r.size(1)}, {r.stride(1)}, r.storage_offset()), r, std::int64_t{0});
+  }
+  if (d1 == 2 && d2 == 2) return mm(t1, t2);
+  if (d1 >= 3 && (d2 == 1 || d2 == 2)) {
+    Shape out_shape(t1.shape().begin(), t1.shape().end() - 1);
+    if (d2 == 2) out_shape.push_back(t2.size(-1));
+    const Tensor folded = t1.reshape({-1, t1.size(-1)});
+    return unsafe_view(d2 == 1 ? mv(folded, t2) : mm(folded, t2), out_shape);
+  }
+  if (d2 >= 3 && (d1 == 1 || d1 == 2)) {
+    const Tensor res_t = matmul_recorded(t2.transpose(-1, -2), d1 == 2 ? t1.t() : t1);
+    return d1 == 1 ? res_t : res_t.transpose(-1, -2).contiguous();
+  }
+  // Batched: broadcast the batch dims, then one bmm over [batch, n, k] x [batch, k, m].
+  const std::int64_t n = d1 > 1 ? t1.size(-2) : 1, k = t1.size(-1);
+  const std::int64_t k2 = d2 > 1 ? t2.size(-2) : t2.size(0), m = d2 > 1 ? t2.size(-1) : 1;
+  const Shape batch1(t1.shape().begin(), t1.shape().end() - std::min<std::int64_t>(d1, 2));
+  const Shape batch2(t2.shape().begin(), t2.shape().end() - std::min<std::int64_t>(d2, 2));
+  const Shape batch = broadcast_shapes(batch1, batch2, "matmul");
+  const std::int64_t nb = numel_of(batch);
+  Shape e1 = batch, e2 = batch;
+  e1.insert(e1.end(), {n, k});
+  e2.insert(e2.end(), {k2, m});
+  const Tensor a3 = (d1 == 1 ? t1.unsqueeze(0) : t1).expand(e1).reshape({nb, n, k});
+  const Tensor b3 = (d2 == 1 ? t2.unsqueeze(-1) : t2).expand(e2).reshape({nb, k2, m});
+  Shape out_shape = batch;
+  if (d1 > 1) out_shape.push_back(n);
+  if (d2 > 1) out_shape.push_back(m);
+  return unsafe_view(bmm(a3, b3), out_shape);
 }
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_impl(a, b, "matmul"); }
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (needs_grad(a, b)) {
+    check_operands(a, b, "matmul");
+    return matmul_recorded(a, b);
+  }
+  return product(a, b, "matmul");  // no graph to build: the general kernel, without intermediate views
+}
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  check_defined(a, "mm");
-  check_defined(b, "mm");
-  if (a.dim() != 2 || b.dim() != 2) {
-    throw ShapeError("mm: expected two 2-D tensors (matrices), but got shapes " + shape_str(a.shape()) + " and " +
-                     shape_str(b.shape()) + ". Hint: use matmul for vectors and batches of matrices.");
+  check_ranks(a, b, 2, 2, "mm", "use matmul for vectors and batches of matrices.");
+  return record<"mm">(product(a, b, "mm"), a, b);
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  check_ranks(a, b, 3, 3, "bmm", "bmm multiplies batches of matrices [B, n, k] x [B, k, m]; use matmul to broadcast.");
+  if (a.size(0) != b.size(0)) {
+    throw ShapeError("bmm: batch sizes differ: " + shape_str(a.shape()) + " and " + shape_str(b.shape()) +
+                     ". Hint: bmm does not broadcast; use matmul.");
   }
-  return matmul_impl(a, b, "mm");
+  return record<"bmm">(product(a, b, "bmm"), a, b);
+}
+
+Tensor mv(const Tensor& a, const Tensor& b) {
+  check_ranks(a, b, 2, 1, "mv", "mv multiplies a matrix [n, k] by a vector [k].");
+  return record<"mv">(product(a, b, "mv"), a, b);
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  check_ranks(a, b, 1, 1, "dot", "dot multiplies two vectors of the same length.");
+  return record<"dot">(product(a, b, "dot"), a, b);
+}
+
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  check_ranks(a, b, 2, 2, "addmm", "addmm(bias, a, b) computes bias + a @ b for matrices a [n, k], b [k, m].");
+  check_defined(bias, "addmm");
+  Tensor prod = product(a, b, "addmm");  // [n, m]
+  const Shape out_shape = broadcast_shapes(bias.shape(), prod.shape(), "addmm");
+  if (out_shape != prod.shape()) {
+    throw ShapeError("addmm: bias of shape " + shape_str(bias.shape()) + " does not broadcast to the product's "
+                     "shape " + shape_str(prod.shape()) + ". Hint: the bias of a Linear layer has one value per "
+                     "output feature, [out_features].");
+  }
+  if (bias.dtype() != prod.dtype()) {
+    throw DTypeError("addmm: bias is " + dname(bias.dtype()) + " but the matrices are " + dname(prod.dtype()) +
+                     ". Hint: convert the bias with .to(a.dtype()).");
+  }
+  // out = beta * bias + alpha * (a @ b), computed into the product's own fresh memory (not recorded:
+  // the whole op is recorded once, below).
+  {
+    const GradModeOff no_grad;
+    if (alpha.to_double() != 1.0) prod.mul_(alpha);
+    if (beta.to_double() == 1.0) prod.add_(bias);
+    else if (beta.to_double() != 0.0) prod.add_(bias, beta);
+  }
+  return record<"addmm">(prod, bias, a, b, beta, alpha);
 }
 
 Tensor Tensor::matmul(const Tensor& other) const { return kindling::matmul(*this, other); }

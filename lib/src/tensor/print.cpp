@@ -241,10 +241,11 @@ std::string Tensor::to_string() const {
     body = printer.render(f, indent);
   }
 
-  if (impl()->grad_fn) {
-    auto name_of = detail::node_name_fn();
-    suffixes.push_back("grad_fn=<" + (name_of ? name_of(*this) : std::string("unknown")) + ">");
-  } else if (impl()->requires_grad) {
+  auto name_of = detail::node_name_fn();
+  const std::string node = impl()->autograd_meta && name_of ? name_of(*this) : std::string();
+  if (!node.empty()) {
+    suffixes.push_back("grad_fn=<" + node + ">");
+  } else if (impl()->requires_grad()) {
     suffixes.push_back("requires_grad=True");
   }
   return add_suffixes(prefix + body, suffixes, indent, o.linewidth);

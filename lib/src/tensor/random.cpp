@@ -111,7 +111,7 @@ Tensor finish(Tensor t, const TensorOptions& options, const char* op) {
       throw DTypeError(std::string(op) + ": only floating-point tensors can require gradients, but the dtype is " +
                        dtype_name(t.dtype()) + ".");
     }
-    t.impl()->requires_grad = true;
+    detail::set_requires_grad(*t.impl());
   }
   return options.device == kCPU ? t : t.to(options.device);
 }

@@ -21,7 +21,7 @@
 namespace kindling::detail {
 
 /// Which dims an op reduces: wraps negative dims, refuses duplicates; an empty list means "all".
-inline std::vector<bool> reduce_mask(const Tensor& x, const std::vector<std::int64_t>& dims, const char* op) {
+inline std::vector<bool> reduce_mask(const Tensor& x, IntArrayRef dims, const char* op) {
   const std::int64_t nd = x.dim();
   std::vector<bool> mask(nd, dims.empty());
   for (std::int64_t d : dims) {
@@ -37,8 +37,8 @@ inline std::vector<bool> reduce_mask(const Tensor& x, const std::vector<std::int
 }
 
 /// The normalised dims (0..ndim-1) a mask selects, in increasing order.
-inline std::vector<std::int64_t> mask_dims(const std::vector<bool>& mask) {
-  std::vector<std::int64_t> dims;
+inline Shape mask_dims(const std::vector<bool>& mask) {
+  Shape dims;
   for (std::size_t d = 0; d < mask.size(); ++d)
     if (mask[d]) dims.push_back(static_cast<std::int64_t>(d));
   return dims;

@@ -62,17 +62,19 @@ Tensor finish(const Tensor& acc, const Shape& out_shape, DType out_dtype) {
   return cast(make_view(acc, out_shape, contiguous_strides(out_shape), acc.storage_offset()), out_dtype);
 }
 
-Tensor sum_impl(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, bool all) {
+// sum() records "sum" (SumBackward0); sum(dims) records "sum_dim" with the normalised dims
+// (SumBackward1): two PyTorch functions, two node names. mean likewise.
+Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, bool all) {
   check_cpu(x, "sum");
   const auto mask = reduce_mask(x, dims, "sum");
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
   Tensor out = finish(sum_acc(x, mask), reduced_shape(x.shape(), mask, keepdim), out_dtype);
-  return record({.op = "sum", .inputs = {x}, .ints = all ? std::vector<std::int64_t>{} : mask_dims(mask),
-                 .flag = keepdim},
-                out);
+  if (all) return record<"sum">(out, x);
+  const Shape reduced = mask_dims(mask);
+  return record<"sum_dim">(out, x, IntArrayRef(reduced), keepdim);
 }
 
-Tensor mean_impl(const Tensor& x, const std::vector<std::int64_t>& dims, bool keepdim, bool all) {
+Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim, bool all) {
   check_cpu(x, "mean");
   if (!x.is_floating_point()) {
     throw DTypeError("mean: could not infer the output dtype: the input is " + dname(x.dtype()) + " (shape " +
@@ -86,9 +88,9 @@ Tensor mean_impl(const Tensor& x, const std::vector<std::int64_t>& dims, bool ke
   double* p = acc.data_ptr<double>();
   for (std::int64_t i = 0; i < acc.numel(); ++i) p[i] /= n;
   Tensor out = finish(acc, reduced_shape(x.shape(), mask, keepdim), x.dtype());
-  return record({.op = "mean", .inputs = {x}, .ints = all ? std::vector<std::int64_t>{} : mask_dims(mask),
-                 .flag = keepdim},
-                out);
+  if (all) return record<"mean">(out, x);
+  const Shape reduced = mask_dims(mask);
+  return record<"mean_dim">(out, x, IntArrayRef(reduced), keepdim);
 }
 
 // ---- max / min / argmax / argmin ---------------------------------------------------------------------
@@ -245,36 +247,30 @@ void sqrt_in_place(Tensor& t) {
 
 // ---- methods -----------------------------------------------------------------------------------------
 Tensor Tensor::sum() const { return sum_impl(*this, {}, false, true); }
-Tensor Tensor::sum(const std::vector<std::int64_t>& dims, bool keepdim) const {
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim) const {
   return sum_impl(*this, dims, keepdim, dims.empty());
 }
 Tensor Tensor::sum(std::int64_t dim, bool keepdim) const { return sum_impl(*this, {dim}, keepdim, false); }
 
 Tensor Tensor::mean() const { return mean_impl(*this, {}, false, true); }
-Tensor Tensor::mean(const std::vector<std::int64_t>& dims, bool keepdim) const {
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
   return mean_impl(*this, dims, keepdim, dims.empty());
 }
 Tensor Tensor::mean(std::int64_t dim, bool keepdim) const { return mean_impl(*this, {dim}, keepdim, false); }
 
-Tensor Tensor::max() const {
-  return detail::record({.op = "max_all", .inputs = {*this}}, extreme_all(*this, true, "max"));
-}
-Tensor Tensor::min() const {
-  return detail::record({.op = "min_all", .inputs = {*this}}, extreme_all(*this, false, "min"));
-}
+Tensor Tensor::max() const { return detail::record<"max">(extreme_all(*this, true, "max"), *this); }
+Tensor Tensor::min() const { return detail::record<"min">(extreme_all(*this, false, "min"), *this); }
 
 std::pair<Tensor, Tensor> Tensor::max(std::int64_t dim, bool keepdim) const {
   auto [values, indices] = extreme_dim(*this, dim, keepdim, true, "max");
-  std::vector<Tensor> outs{values, indices};
-  detail::record({.op = "max_dim", .inputs = {*this}, .ints = {wrap_dim(dim, this->dim(), "max")}, .flag = keepdim},
-                 outs);
+  Tensor outs[2] = {values, indices};
+  detail::record_outputs<"max_dim">(outs, 2, *this, wrap_dim(dim, this->dim(), "max"), keepdim);
   return {outs[0], outs[1]};
 }
 std::pair<Tensor, Tensor> Tensor::min(std::int64_t dim, bool keepdim) const {
   auto [values, indices] = extreme_dim(*this, dim, keepdim, false, "min");
-  std::vector<Tensor> outs{values, indices};
-  detail::record({.op = "min_dim", .inputs = {*this}, .ints = {wrap_dim(dim, this->dim(), "min")}, .flag = keepdim},
-                 outs);
+  Tensor outs[2] = {values, indices};
+  detail::record_outputs<"min_dim">(outs, 2, *this, wrap_dim(dim, this->dim(), "min"), keepdim);
   return {outs[0], outs[1]};
 }
 
@@ -287,26 +283,25 @@ Tensor Tensor::argmin(std::int64_t dim, bool keepdim) const {
   return extreme_dim(*this, dim, keepdim, false, "argmin").second;
 }
 
+// var/std record the reduced dims (empty = all), the correction and keepdim by name.
 Tensor Tensor::var(std::int64_t correction) const {
-  return detail::record({.op = "var", .inputs = {*this}, .ints = {correction}}, var_all(*this, correction, "var"));
+  return detail::record<"var">(var_all(*this, correction, "var"), *this, IntArrayRef(), correction, false);
 }
 Tensor Tensor::var(std::int64_t dim, bool keepdim, std::int64_t correction) const {
   Tensor out = var_impl(*this, dim, keepdim, correction, "var");
-  return detail::record(
-      {.op = "var", .inputs = {*this}, .ints = {correction, wrap_dim(dim, this->dim(), "var")}, .flag = keepdim},
-      out);
+  const std::int64_t d = wrap_dim(dim, this->dim(), "var");
+  return detail::record<"var">(out, *this, IntArrayRef(&d, 1), correction, keepdim);
 }
 Tensor Tensor::std(std::int64_t correction) const {
   Tensor out = var_all(*this, correction, "std");
   sqrt_in_place(out);
-  return detail::record({.op = "std", .inputs = {*this}, .ints = {correction}}, out);
+  return detail::record<"std">(out, *this, IntArrayRef(), correction, false);
 }
 Tensor Tensor::std(std::int64_t dim, bool keepdim, std::int64_t correction) const {
   Tensor out = var_impl(*this, dim, keepdim, correction, "std");
   sqrt_in_place(out);
-  return detail::record(
-      {.op = "std", .inputs = {*this}, .ints = {correction, wrap_dim(dim, this->dim(), "std")}, .flag = keepdim},
-      out);
+  const std::int64_t d = wrap_dim(dim, this->dim(), "std");
+  return detail::record<"std">(out, *this, IntArrayRef(&d, 1), correction, keepdim);
 }
 
 }  // namespace kindling

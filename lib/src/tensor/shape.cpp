@@ -4,7 +4,7 @@
 
 namespace kindling {
 
-std::string shape_str(const Shape& shape) {
+std::string shape_str(IntArrayRef shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ", ";
@@ -13,7 +13,7 @@ std::string shape_str(const Shape& shape) {
   return s + "]";
 }
 
-std::int64_t numel_of(const Shape& shape) {
+std::int64_t numel_of(IntArrayRef shape) {
   std::int64_t n = 1;
   for (auto s : shape) n *= s;
   return n;

@@ -70,7 +70,7 @@ void softmax_strided(const T* x, T* out, std::int64_t outer, std::int64_t D, std
   }
 }
 
-template <bool Log> Tensor softmax_impl(const Tensor& x, std::int64_t dim, const char* op) {
+template <bool Log> Tensor softmax_impl(const Tensor& x, std::int64_t dim, const char* op) {  // not recorded
   check_cpu(x, op);
   const std::int64_t d = wrap_dim(dim, x.dim(), op);
   const Tensor xc = contiguous_copy(x);
@@ -89,13 +89,17 @@ template <bool Log> Tensor softmax_impl(const Tensor& x, std::int64_t dim, const
     if (inner == 1) softmax_rows<T, Log>(xp, outp, outer, D);
     else softmax_strided<T, Log>(xp, outp, outer, D, inner);
   });
-  return record({.op = op, .inputs = {x}, .ints = {d}}, out);
+  return out;
 }
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, std::int64_t dim) { return softmax_impl<false>(x, dim, "softmax"); }
-Tensor log_softmax(const Tensor& x, std::int64_t dim) { return softmax_impl<true>(x, dim, "log_softmax"); }
+Tensor softmax(const Tensor& x, std::int64_t dim) {
+  return record<"softmax">(softmax_impl<false>(x, dim, "softmax"), x, wrap_dim(dim, x.dim(), "softmax"));
+}
+Tensor log_softmax(const Tensor& x, std::int64_t dim) {
+  return record<"log_softmax">(softmax_impl<true>(x, dim, "log_softmax"), x, wrap_dim(dim, x.dim(), "log_softmax"));
+}
 Tensor Tensor::softmax(std::int64_t dim) const { return kindling::softmax(*this, dim); }
 Tensor Tensor::log_softmax(std::int64_t dim) const { return kindling::log_softmax(*this, dim); }
 

@@ -24,8 +24,9 @@ void refuse_bool(const Tensor& x, const char* op, const char* hint) {
   }
 }
 
-/// out = f(x) in x's floating dtype (float32 for integer/bool inputs); records `op`.
-template <class F> Tensor float_unary(const Tensor& x, const char* op, F f) {
+/// out = f(x) in x's floating dtype (float32 for integer/bool inputs), recorded as op `Key`.
+template <OpKey Key, class F> Tensor float_unary(const Tensor& x, F f) {
+  const char* op = Key.str;
   check_cpu(x, op);
   const DType dt = is_floating_point(x.dtype()) ? x.dtype() : kFloat32;
   Tensor out = make_tensor(x.shape(), dt);
@@ -34,18 +35,19 @@ template <class F> Tensor float_unary(const Tensor& x, const char* op, F f) {
     using T = typename decltype(tag)::type;
     unary_loop<T, T>(out, xc, [&f](T v) { return static_cast<T>(f(v)); });
   });
-  return record({.op = op, .inputs = {x}}, out);
+  return record<Key>(out, x);
 }
 
-/// out = f(x) in x's own dtype; records `op`.
-template <class F> Tensor same_dtype_unary(const Tensor& x, const char* op, F f) {
+/// out = f(x) in x's own dtype, recorded as op `Key`.
+template <OpKey Key, class F> Tensor same_dtype_unary(const Tensor& x, F f) {
+  const char* op = Key.str;
   check_cpu(x, op);
   Tensor out = make_tensor(x.shape(), x.dtype());
   dispatch(x.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     unary_loop<T, T>(out, x, [&f](T v) { return static_cast<T>(f(v)); });
   });
-  return record({.op = op, .inputs = {x}}, out);
+  return record<Key>(out, x);
 }
 
 /// The dtype clamp computes in: the input's, raised by the bounds like `x + bound` would be.
@@ -81,21 +83,17 @@ void clamp_kernel(const Tensor& out, const Tensor& x, const std::optional<Scalar
   });
 }
 
-double bound_or_nan(const std::optional<Scalar>& s) {
-  return s ? s->to_double() : std::numeric_limits<double>::quiet_NaN();
-}
-
 }  // namespace
 
 // ---- free functions --------------------------------------------------------------------------------
 Tensor neg(const Tensor& x) {
   refuse_bool(x, "neg", "to invert a mask use logical_not, e.g. `mask == false`.");
-  return same_dtype_unary(x, "neg", [](auto v) { return -v; });
+  return same_dtype_unary<"neg">(x, [](auto v) { return -v; });
 }
 
 Tensor abs(const Tensor& x) {
   refuse_bool(x, "abs", "convert first, e.g. .to(kd::kInt64).");
-  return same_dtype_unary(x, "abs", [](auto v) {
+  return same_dtype_unary<"abs">(x, [](auto v) {
     using T = decltype(v);
     if constexpr (std::is_floating_point_v<T>) return std::abs(v);
     else if constexpr (std::is_unsigned_v<T>) return v;
@@ -103,15 +101,18 @@ Tensor abs(const Tensor& x) {
   });
 }
 
-Tensor exp(const Tensor& x) { return float_unary(x, "exp", [](auto v) { return std::exp(v); }); }
-Tensor log(const Tensor& x) { return float_unary(x, "log", [](auto v) { return std::log(v); }); }
-Tensor sqrt(const Tensor& x) { return float_unary(x, "sqrt", [](auto v) { return std::sqrt(v); }); }
-Tensor tanh(const Tensor& x) { return float_unary(x, "tanh", [](auto v) { return std::tanh(v); }); }
+Tensor exp(const Tensor& x) { return float_unary<"exp">(x, [](auto v) { return std::exp(v); }); }
+Tensor reciprocal(const Tensor& x) {
+  return float_unary<"reciprocal">(x, [](auto v) { return decltype(v)(1) / v; });
+}
+Tensor log(const Tensor& x) { return float_unary<"log">(x, [](auto v) { return std::log(v); }); }
+Tensor sqrt(const Tensor& x) { return float_unary<"sqrt">(x, [](auto v) { return std::sqrt(v); }); }
+Tensor tanh(const Tensor& x) { return float_unary<"tanh">(x, [](auto v) { return std::tanh(v); }); }
 
 Tensor sigmoid(const Tensor& x) {
   // 1 / (1 + e^-x) overflows e^-x for very negative x; with e = e^-|x| (always in (0, 1]) both
   // branches stay finite: σ(x) = 1/(1+e) for x >= 0 and e/(1+e) for x < 0.
-  return float_unary(x, "sigmoid", [](auto v) {
+  return float_unary<"sigmoid">(x, [](auto v) {
     using T = decltype(v);
     const T e = std::exp(-std::abs(v));
     const T s = T(1) / (T(1) + e);
@@ -122,7 +123,7 @@ Tensor sigmoid(const Tensor& x) {
 Tensor relu(const Tensor& x) {
   refuse_bool(x, "relu", "convert first, e.g. .to(kd::kFloat32).");
   // `v < 0 ? 0 : v` (not `v > 0 ? v : 0`) lets NaN through, like PyTorch.
-  return same_dtype_unary(x, "relu", [](auto v) {
+  return same_dtype_unary<"relu">(x, [](auto v) {
     using T = decltype(v);
     return v < T(0) ? T(0) : v;
   });
@@ -132,13 +133,14 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   check_cpu(x, "clamp");
   Tensor out = make_tensor(x.shape(), clamp_dtype(x, min, max, "clamp"));
   clamp_kernel(out, x, min, max);
-  return record({.op = "clamp", .inputs = {x}, .scalars = {bound_or_nan(min), bound_or_nan(max)}}, out);
+  return record<"clamp">(out, x, min, max);
 }
 
 // ---- methods -----------------------------------------------------------------------------------------
 Tensor Tensor::neg() const { return kindling::neg(*this); }
 Tensor Tensor::abs() const { return kindling::abs(*this); }
 Tensor Tensor::exp() const { return kindling::exp(*this); }
+Tensor Tensor::reciprocal() const { return kindling::reciprocal(*this); }
 Tensor Tensor::log() const { return kindling::log(*this); }
 Tensor Tensor::sqrt() const { return kindling::sqrt(*this); }
 Tensor Tensor::tanh() const { return kindling::tanh(*this); }

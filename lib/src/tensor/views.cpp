@@ -109,22 +109,23 @@ Tensor Tensor::view(const Shape& shape) const {
                      ": the new shape would merge dimensions that are not laid out one after the other in "
                      "memory (e.g. after transpose/permute). Hint: use .reshape() or call .contiguous() first.");
   }
-  return record({.op = "view", .inputs = {*this}, .ints = target},
-                make_view(*this, target, *strides, storage_offset()));
+  return record<"view">(make_view(*this, target, *strides, storage_offset()), *this, IntArrayRef(target));
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
   detail::check_defined(*this, "reshape");
   const Shape target = infer_size(shape, numel(), "reshape");
   if (auto strides = compute_stride(this->shape(), this->strides(), target)) {
-    return record({.op = "reshape", .inputs = {*this}, .ints = target},
-                  make_view(*this, target, *strides, storage_offset()));
+    return record<"reshape_alias">(make_view(*this, target, *strides, storage_offset()), *this, IntArrayRef(target));
   }
-  // No view can describe it: copy into row-major order, then view that (PyTorch does the same).
-  return contiguous().view(target);
+  // No view can describe it: copy into row-major order, then view that (PyTorch does the same, and
+  // calls the view of its own fresh copy an "unsafe view": UnsafeViewBackward0 over CloneBackward0).
+  const Tensor copy = contiguous();
+  return record<"unsafe_view">(make_view(copy, target, contiguous_strides(target), copy.storage_offset()), copy,
+                               IntArrayRef(target));
 }
 
-Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
+Tensor Tensor::permute(IntArrayRef dims) const {
   detail::check_defined(*this, "permute");
   const std::int64_t n = dim();
   if (static_cast<std::int64_t>(dims.size()) != n) {
@@ -135,7 +136,7 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
   Shape new_shape(n);
   Strides new_strides(n);
   std::vector<bool> seen(n, false);
-  std::vector<std::int64_t> wrapped(n);
+  Shape wrapped(n);
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t d = wrap_dim(dims[i], n, "permute");
     if (seen[d]) {
@@ -147,8 +148,7 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
     new_shape[i] = shape()[d];
     new_strides[i] = strides()[d];
   }
-  return record({.op = "permute", .inputs = {*this}, .ints = wrapped},
-                make_view(*this, new_shape, new_strides, storage_offset()));
+  return record<"permute">(make_view(*this, new_shape, new_strides, storage_offset()), *this, IntArrayRef(wrapped));
 }
 
 Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
@@ -160,8 +160,7 @@ Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
     std::swap(s[d0], s[d1]);
     std::swap(st[d0], st[d1]);
   }
-  return record({.op = "transpose", .inputs = {*this}, .ints = {d0, d1}},
-                make_view(*this, s, st, storage_offset()));
+  return record<"transpose">(make_view(*this, s, st, storage_offset()), *this, d0, d1);
 }
 
 Tensor Tensor::t() const {
@@ -173,7 +172,7 @@ Tensor Tensor::t() const {
   Tensor out = dim() == 2 ? make_view(*this, {shape()[1], shape()[0]}, {strides()[1], strides()[0]},
                                       storage_offset())
                           : alias(*this);
-  return record({.op = "t", .inputs = {*this}}, out);
+  return record<"t">(out, *this);
 }
 
 Tensor Tensor::expand(const Shape& sizes) const {
@@ -215,8 +214,7 @@ Tensor Tensor::expand(const Shape& sizes) const {
     out_shape[i] = size;
     out_strides[i] = stride;
   }
-  return record({.op = "expand", .inputs = {*this}, .ints = out_shape},
-                make_view(*this, out_shape, out_strides, storage_offset()));
+  return record<"expand">(make_view(*this, out_shape, out_strides, storage_offset()), *this, IntArrayRef(out_shape));
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.shape()); }
@@ -231,7 +229,7 @@ Tensor Tensor::squeeze() const {
       st.push_back(strides()[i]);
     }
   }
-  return record({.op = "squeeze", .inputs = {*this}}, make_view(*this, s, st, storage_offset()));
+  return record<"squeeze">(make_view(*this, s, st, storage_offset()), *this);
 }
 
 Tensor Tensor::squeeze(std::int64_t d) const {
@@ -244,7 +242,7 @@ Tensor Tensor::squeeze(std::int64_t d) const {
     s.erase(s.begin() + w);
     st.erase(st.begin() + w);
   }
-  return record({.op = "squeeze", .inputs = {*this}, .ints = {w}}, make_view(*this, s, st, storage_offset()));
+  return record<"squeeze_dim">(make_view(*this, s, st, storage_offset()), *this, w);
 }
 
 Tensor Tensor::unsqueeze(std::int64_t d) const {
@@ -256,7 +254,7 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
   const std::int64_t stride = w >= dim() ? 1 : s[w] * st[w];
   s.insert(s.begin() + w, 1);
   st.insert(st.begin() + w, stride);
-  return record({.op = "unsqueeze", .inputs = {*this}, .ints = {w}}, make_view(*this, s, st, storage_offset()));
+  return record<"unsqueeze">(make_view(*this, s, st, storage_offset()), *this, w);
 }
 
 Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
@@ -314,8 +312,7 @@ Tensor Tensor::slice(std::int64_t d, std::int64_t start, std::int64_t stop, std:
   s[w] = (stop - start + step - 1) / step;
   const std::int64_t offset = storage_offset() + start * st[w];
   st[w] *= step;
-  return record({.op = "slice", .inputs = {*this}, .ints = {w, start, stop, step}},
-                make_view(*this, s, st, offset));
+  return record<"slice">(make_view(*this, s, st, offset), *this, w, start, stop, step);
 }
 
 Tensor Tensor::select(std::int64_t d, std::int64_t index) const {
@@ -337,7 +334,7 @@ Tensor Tensor::select(std::int64_t d, std::int64_t index) const {
   const std::int64_t offset = storage_offset() + index * st[w];
   s.erase(s.begin() + w);
   st.erase(st.begin() + w);
-  return record({.op = "select", .inputs = {*this}, .ints = {w, index}}, make_view(*this, s, st, offset));
+  return record<"select">(make_view(*this, s, st, offset), *this, w, index);
 }
 
 Tensor Tensor::operator[](std::int64_t index) const { return select(0, index); }

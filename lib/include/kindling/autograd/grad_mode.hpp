@@ -42,7 +42,22 @@ class EnableGradGuard {
   bool previous_;
 };
 
+/// `torch.set_grad_enabled(mode)` as a scope: grad mode is `enabled` inside, restored after.
+class AutoGradMode {
+ public:
+  explicit AutoGradMode(bool enabled) : previous_(detail::grad_mode_enabled()) {
+    detail::set_grad_mode_enabled(enabled);
+  }
+  ~AutoGradMode() { detail::set_grad_mode_enabled(previous_); }
+  AutoGradMode(const AutoGradMode&) = delete;
+  AutoGradMode& operator=(const AutoGradMode&) = delete;
+
+ private:
+  bool previous_;
+};
+
 namespace autograd {
+using kindling::AutoGradMode;
 using kindling::EnableGradGuard;
 using kindling::is_grad_enabled;
 using kindling::NoGradGuard;

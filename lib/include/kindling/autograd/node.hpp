@@ -8,16 +8,23 @@
 ///     y = (x * w).sum()        y.grad_fn()                    -> SumBackward0
 ///                              ->next_functions()[0].function -> MulBackward0
 ///                              ->next_functions()[0].function -> AccumulateGrad (for x)
+///
+/// Nodes are written with autograd::Function (function.hpp); this header is the graph they form.
 #include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "kindling/tensor/small_vector.hpp"
 #include "kindling/tensor/tensor.hpp"
 
 namespace kindling::autograd {
 
 class Node;
+
+/// Gradients going through one node: one per output of the forward op (into backward), or one per
+/// input (out of it). An undefined entry means "no gradient" (as good as zeros).
+using Grads = SmallVector<Tensor, 3>;
 
 /// One input of a node, seen from the node: "the gradient for this input goes to output
 /// `input_nr` of `function`". A null `function` means the input does not require grad
@@ -27,11 +34,21 @@ struct Edge {
   std::uint32_t input_nr = 0;
   bool is_valid() const { return function != nullptr; }
 };
+using EdgeList = SmallVector<Edge, 2>;
+
+/// The shape and dtype an input had in the forward pass. The engine gives each input's gradient
+/// exactly this shape and dtype: a formula may return the gradient for the *broadcast* shape, and
+/// the engine sums it back (sum_to), as PyTorch's validate_outputs does.
+struct InputMetadata {
+  Shape shape;
+  DType dtype = kFloat32;
+  Device device = kCPU;
+};
 
 /// A backward function: gradients w.r.t. its outputs in, gradients w.r.t. its inputs out.
-class Node {
+class Node : public std::enable_shared_from_this<Node> {
  public:
-  Node(std::uint32_t num_outputs, std::vector<Edge> next_functions);
+  explicit Node(std::uint32_t num_outputs = 1);
   /// Frees the graph behind this node *iteratively*: dropping the last reference to a
   /// 100,000-node chain does not recurse 100,000 levels deep.
   virtual ~Node();
@@ -40,20 +57,28 @@ class Node {
 
   /// PyTorch's class name: "MulBackward0", "AccumulateGrad", ...
   virtual const char* name() const = 0;
-  /// One edge per input of the forward op, in order.
-  const std::vector<Edge>& next_functions() const { return next_functions_; }
+  /// One edge per tensor input of the forward op, in order.
+  const EdgeList& next_functions() const { return next_functions_; }
   /// How many tensors the forward op returned (max(dim) returns two).
   std::uint32_t num_outputs() const { return num_outputs_; }
+  /// How many tensor inputs the forward op had (one edge and one InputMetadata each).
+  std::size_t num_inputs() const { return next_functions_.size(); }
+  const InputMetadata& input_metadata(std::size_t i) const { return input_metadata_[i]; }
   /// Creation order; the engine runs later nodes first when several are ready (like PyTorch).
   std::uint64_t sequence_nr() const { return sequence_nr_; }
 
   /// Runs the backward formula. `grad_outputs[i]` may be undefined (no gradient reached output i).
   /// Returns one gradient per input (undefined where an input needs none).
-  virtual std::vector<Tensor> apply(std::vector<Tensor>&& grad_outputs) = 0;
+  virtual Grads apply(Grads&& grad_outputs) = 0;
   /// Drops the tensors saved for backward (after a backward without retain_graph).
   virtual void release_saved() {}
   /// The tensors this node saved for backward (PyTorch's `grad_fn._saved_self`, ...), for teaching.
   virtual std::vector<Tensor> saved_tensors() const { return {}; }
+
+  /// Appends an input: where its gradient goes (gradient_edge) and its shape/dtype. An undefined
+  /// tensor (an optional bias that is absent) gets an invalid edge.
+  void add_input(const Tensor& t);
+  void set_num_outputs(std::uint32_t n) { num_outputs_ = n; }
 
   /// A non-leaf tensor that called retain_grad(): its gradient is stored when this node receives it.
   struct RetainedGrad {
@@ -64,7 +89,8 @@ class Node {
   const std::vector<RetainedGrad>& retained_grads() const { return retained_; }
 
  protected:
-  std::vector<Edge> next_functions_;
+  EdgeList next_functions_;
+  SmallVector<InputMetadata, 2> input_metadata_;
 
  private:
   friend struct EngineSlots;  // the engine's per-run bookkeeping (engine.cpp)
@@ -82,10 +108,9 @@ class Node {
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
-  ~AccumulateGrad() override;
   const char* name() const override { return "AccumulateGrad"; }
   /// grad += incoming (the first gradient is stored, later ones are *added*: the zero_grad trap).
-  std::vector<Tensor> apply(std::vector<Tensor>&& grad_outputs) override;
+  Grads apply(Grads&& grad_outputs) override;
   /// The leaf this node accumulates into.
   const Tensor& variable() const { return variable_; }
 

@@ -10,6 +10,8 @@ namespace kindling {
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+/// other - alpha * x: subtraction with the number on the left (torch.rsub; what `2 - x` calls).
+Tensor rsub(const Tensor& x, Scalar other, Scalar alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& exponent);
@@ -17,6 +19,8 @@ Tensor pow(const Tensor& a, Scalar exponent);
 Tensor neg(const Tensor& x);
 Tensor abs(const Tensor& x);
 Tensor exp(const Tensor& x);
+/// 1 / x (what `2 / x` is made of: reciprocal(x) * 2, as in PyTorch).
+Tensor reciprocal(const Tensor& x);
 Tensor log(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor tanh(const Tensor& x);
@@ -29,8 +33,18 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b);
 Tensor where(const Tensor& condition, Scalar a, const Tensor& b);
+/// torch.matmul: dot, matrix-vector, matrix-matrix or batched products, by the ranks of a and b.
 Tensor matmul(const Tensor& a, const Tensor& b);
+/// Strictly 2-D x 2-D: [n, k] @ [k, m].
 Tensor mm(const Tensor& a, const Tensor& b);
+/// Batches of matrices without broadcasting: [B, n, k] @ [B, k, m].
+Tensor bmm(const Tensor& a, const Tensor& b);
+/// Matrix times vector: [n, k] @ [k].
+Tensor mv(const Tensor& a, const Tensor& b);
+/// Dot product of two vectors of the same length (a 0-d result).
+Tensor dot(const Tensor& a, const Tensor& b);
+/// beta * bias + alpha * (a @ b) in one op -- what a Linear layer computes (AddmmBackward0).
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta = 1, Scalar alpha = 1);
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
 /// Joins tensors along an existing dimension.

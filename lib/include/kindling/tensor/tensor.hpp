@@ -34,21 +34,28 @@ struct TensorOptions {
   bool requires_grad = false;
 };
 
-/// What a tensor *is*. Several TensorImpls may share one Storage (views).
+/// Chapter 2's per-tensor autograd state (the gradient, the node that made the tensor, ...) lives
+/// behind one pointer in TensorImpl, null for the many tensors that never take part in autograd
+/// (PyTorch's c10 keeps `autograd_meta_` the same way). Chapter 1 only ever asks two questions.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  /// Read by every op ("must this call be recorded?"), so a plain field rather than a virtual call.
+  bool requires_grad = false;
+  /// A leaf was made by the user, not computed by a recorded op (no grad_fn).
+  virtual bool is_leaf() const { return true; }
+};
+
+/// What a tensor *is*: a plain array -- storage, geometry, dtype. Several TensorImpls may share one
+/// Storage (views).
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape shape;
   Strides strides;          // in elements, one per dimension
   std::int64_t offset = 0;  // in elements, where element [0, 0, ...] lives in storage
   DType dtype = kFloat32;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta;  // chapter 2; null when no gradient is involved
 
-  // ---- autograd meta (chapter 2) ------------------------------------------------------------------
-  bool requires_grad = false;
-  bool retains_grad = false;                      // a non-leaf that keeps its .grad (retain_grad())
-  std::shared_ptr<TensorImpl> grad;               // accumulated gradient, same shape as the tensor
-  std::shared_ptr<autograd::Node> grad_fn;        // the node that made this tensor (null for leaves)
-  std::uint32_t output_nr = 0;                    // which output of grad_fn this tensor is
-
+  bool requires_grad() const { return autograd_meta != nullptr && autograd_meta->requires_grad; }
   void* data_ptr() const {
     return static_cast<char*>(storage->data()) + offset * static_cast<std::int64_t>(element_size(dtype));
   }
@@ -102,7 +109,7 @@ class Tensor {
   Tensor view(const Shape& shape) const;
   /// A view when the strides allow it, otherwise a copy.
   Tensor reshape(const Shape& shape) const;
-  Tensor permute(const std::vector<std::int64_t>& dims) const;
+  Tensor permute(IntArrayRef dims) const;
   Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
   /// Transpose of a 0-, 1- or 2-d tensor.
   Tensor t() const;
@@ -155,6 +162,7 @@ class Tensor {
   Tensor neg() const;
   Tensor abs() const;
   Tensor exp() const;
+  Tensor reciprocal() const;
   Tensor log() const;
   Tensor sqrt() const;
   Tensor tanh() const;
@@ -172,10 +180,10 @@ class Tensor {
 
   // ---- reductions (dim may be negative) ------------------------------------------------------------
   Tensor sum() const;
-  Tensor sum(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false) const;
   Tensor sum(std::int64_t dim, bool keepdim = false) const;
   Tensor mean() const;
-  Tensor mean(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
   Tensor mean(std::int64_t dim, bool keepdim = false) const;
   /// Largest element (0-d tensor).
   Tensor max() const;
@@ -234,8 +242,11 @@ class Tensor {
   /// The backward node that produced this tensor, or null for a leaf.
   std::shared_ptr<autograd::Node> grad_fn() const;
   /// Computes the gradients of this tensor w.r.t. every leaf that requires grad, accumulating into
-  /// their .grad. `gradient` is required unless the tensor has a single element.
-  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  /// their .grad. `gradient` is required unless the tensor has a single element. `retain_graph`
+  /// keeps the saved tensors for another backward (default: create_graph); `create_graph` records
+  /// the backward pass itself, so that the gradients can be differentiated again.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
 
   /// PyTorch-style text: tensor([[1., 2.],\n        [3., 4.]]).
   std::string to_string() const;

@@ -7,9 +7,7 @@
 //   backward: dlogp[i, t_i] = -w[t_i] * g_i  (/ total weight for mean), 0 elsewhere
 #include <string>
 
-#include "kindling/autograd/grad_mode.hpp"
-#include "kindling/autograd/node.hpp"
-#include "kindling/tensor/autograd_hooks.hpp"
+#include "kindling/autograd/function.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/train/losses.hpp"
 
@@ -48,52 +46,56 @@ NllGeometry check_nll_args(const Tensor& input, const Tensor& target, const NLLL
   return g;
 }
 
-class NllLossBackward0 final : public autograd::Node {
- public:
-  NllLossBackward0(const Tensor& input, Tensor target, Tensor weights_per_row, double total_weight,
-                   Reduction reduction, NllGeometry geom)
-      : Node(1, {autograd::gradient_edge(input)}),
-        input_shape_(input.shape()),
-        dtype_(input.dtype()),
-        target_(std::move(target)),
-        row_weight_(std::move(weights_per_row)),
-        total_weight_(total_weight),
-        reduction_(reduction),
-        geom_(geom) {}
-  const char* name() const override { return "NllLossBackward0"; }
+// The forward (per-row weights, the reduction) happens in nll_loss() below; this Function records it
+// and holds the backward. The target and the per-row weights are saved through ctx, so editing the
+// target in place between forward and backward is refused (the gradient would be for other labels),
+// and the saved class indices are range-checked before they are used to write.
+struct NllLoss : autograd::Function<NllLoss> {
+  static constexpr const char* name = "NllLossBackward0";
+  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
+  Shape input_shape;
+  DType dtype = kFloat32;
+  double total_weight = 0;
+  Reduction reduction = Reduction::Mean;
+  NllGeometry geom{};
 
-  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+  Tensor forward(autograd::Context& ctx, const Tensor& input, const autograd::NonDifferentiable& target,
+                 const autograd::NonDifferentiable& row_weight, const autograd::NonDifferentiable& loss,
+                 double total_weight_,
+                 Reduction reduction_, NllGeometry geom_) {
+    input_shape = input.shape();
+    dtype = input.dtype();
+    total_weight = total_weight_;
+    reduction = reduction_;
+    geom = geom_;
+    ctx.save_for_backward({target.tensor, row_weight.tensor});
+    return loss.tensor;  // computed by nll_loss(): this Function only adds the backward
+  }
+
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     // grads[0]: [] for mean/sum, [batch] for none.  Result: [batch, classes], nonzero only at targets.
+    const Tensor target = ctx.saved(0), row_weight = ctx.saved(1);
     Tensor g = grads[0].to(kFloat64).contiguous();
-    Tensor dx = zeros(input_shape_, {.dtype = dtype_});
-    const std::int64_t* t = target_.data_ptr<std::int64_t>();
-    const double* w = row_weight_.data_ptr<double>();
+    Tensor dx = zeros(input_shape, {.dtype = dtype});
+    const std::int64_t* t = target.data_ptr<std::int64_t>();
+    const double* w = row_weight.data_ptr<double>();
     const double* gp = g.data_ptr<double>();
-    const double scale = reduction_ == Reduction::Mean ? 1.0 / total_weight_ : 1.0;
+    const double scale = reduction == Reduction::Mean ? 1.0 / total_weight : 1.0;
     auto fill = [&](auto* out) {
-      for (std::int64_t i = 0; i < geom_.batch; ++i) {
+      for (std::int64_t i = 0; i < geom.batch; ++i) {
         if (w[i] == 0) continue;
-        const double gi = reduction_ == Reduction::None ? gp[i] : gp[0];
-        out[i * geom_.classes + t[i]] = static_cast<std::remove_pointer_t<decltype(out)>>(-w[i] * gi * scale);
+        if (t[i] < 0 || t[i] >= geom.classes) {  // cannot happen unless the saved target was corrupted
+          throw IndexError("NllLossBackward0: saved target " + std::to_string(t[i]) + " at position " +
+                           std::to_string(i) + " is out of range for " + std::to_string(geom.classes) + " classes.");
+        }
+        const double gi = reduction == Reduction::None ? gp[i] : gp[0];
+        out[i * geom.classes + t[i]] = static_cast<std::remove_pointer_t<decltype(out)>>(-w[i] * gi * scale);
       }
     };
-    if (dtype_ == kFloat32) fill(dx.data_ptr<float>());
+    if (dtype == kFloat32) fill(dx.data_ptr<float>());
     else fill(dx.data_ptr<double>());
     return {dx};
   }
-  void release_saved() override {
-    target_ = Tensor();
-    row_weight_ = Tensor();
-  }
-  std::vector<Tensor> saved_tensors() const override { return {target_}; }
-
- private:
-  Shape input_shape_;
-  DType dtype_;
-  Tensor target_, row_weight_;
-  double total_weight_;
-  Reduction reduction_;
-  NllGeometry geom_;
 };
 
 }  // namespace
@@ -143,12 +145,10 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossOptions&
     const double value = o.reduction == Reduction::Sum ? sum : sum / total;
     out = scalar_tensor(value, {.dtype = input.dtype()});
   }
-  if (detail::needs_grad(input)) {
-    auto node = std::make_shared<NllLossBackward0>(input, t, row_w, total, o.reduction, geom);
-    out.impl()->requires_grad = true;
-    out.impl()->grad_fn = std::move(node);
-  }
-  return out;
+  // `t` is the caller's target itself when it is contiguous: saved with its version, so an in-place
+  // edit of it before backward is an error, as in PyTorch.
+  return NllLoss::apply(input, autograd::NonDifferentiable{t}, autograd::NonDifferentiable{row_w},
+                        autograd::NonDifferentiable{out}, total, o.reduction, geom);
 }
 
 }  // namespace kindling::nn::functional

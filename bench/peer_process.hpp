@@ -1,0 +1,197 @@
+#pragma once
+// Interleaved timing against a peer that runs in another process (PyTorch in /usr/bin/python3, a
+// LibTorch program).
+//
+// Why interleave: on a shared machine the load changes from second to second. Timing all of
+// Kindling's repetitions and then all of the peer's compares two different machines; alternating one
+// repetition of each and taking the ratio of each *pair* compares the two under the same load. The
+// reported ratio is the median of the paired ratios, with their interquartile range as the spread.
+// Both sides time CPU time (of the process: one thread each), which leaves out the time other
+// programs held the core.
+//
+// The peer protocol (one line each way per request):
+//   peer -> "ready"                              after its set-up (imports, data, warm-up)
+//   us   -> "run"                                the peer runs one repetition of the work
+//   peer -> "cpu=<seconds> wall=<seconds> [key=value ...]"
+//   us   -> "quit"
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+/// CPU seconds used by this process so far.
+inline double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// One repetition's result, as a peer reports it.
+struct PeerRep {
+  double cpu_s = 0, wall_s = 0;
+  std::map<std::string, std::string> extra;  // anything else the peer printed as key=value
+};
+
+/// A peer process talking the protocol above over its stdin/stdout.
+class PeerProcess {
+ public:
+  /// Starts `argv` (argv[0] is the program); `stdin_text` is written first (inputs the peer reads
+  /// before it prints "ready"). Returns false (and says why on stderr) if the peer cannot start.
+  bool start(const std::vector<std::string>& argv, const std::string& stdin_text = "") {
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) return false;
+    pid_ = fork();
+    if (pid_ < 0) return false;
+    if (pid_ == 0) {
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      close(to_child[1]);
+      close(from_child[0]);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execvp(args[0], args.data());
+      std::fprintf(stderr, "peer: cannot run %s\n", args[0]);
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_ = fdopen(to_child[1], "w");
+    out_ = fdopen(from_child[0], "r");
+    if (!stdin_text.empty()) {
+      std::fputs(stdin_text.c_str(), in_);
+      std::fputc('\n', in_);
+      std::fflush(in_);
+    }
+    const std::string first = read_line();
+    if (first.rfind("ready", 0) != 0) {
+      std::fprintf(stderr, "peer %s did not get ready (said: %s)\n", argv[0].c_str(), first.c_str());
+      stop();
+      return false;
+    }
+    ready_line_ = first;
+    return true;
+  }
+
+  /// Runs one repetition in the peer; nullopt if it failed.
+  std::optional<PeerRep> run() {
+    if (!in_) return std::nullopt;
+    std::fputs("run\n", in_);
+    std::fflush(in_);
+    const std::string line = read_line();
+    PeerRep rep;
+    std::istringstream words(line);
+    std::string word;
+    bool have_cpu = false;
+    while (words >> word) {
+      const auto eq = word.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+      if (key == "cpu") rep.cpu_s = std::stod(value), have_cpu = true;
+      else if (key == "wall") rep.wall_s = std::stod(value);
+      else rep.extra[key] = value;
+    }
+    if (!have_cpu) {
+      std::fprintf(stderr, "peer: unexpected answer '%s'\n", line.c_str());
+      return std::nullopt;
+    }
+    return rep;
+  }
+
+  const std::string& ready_line() const { return ready_line_; }
+
+  void stop() {
+    if (in_) {
+      std::fputs("quit\n", in_);
+      std::fclose(in_);
+      in_ = nullptr;
+    }
+    if (out_) {
+      std::fclose(out_);
+      out_ = nullptr;
+    }
+    if (pid_ > 0) {
+      int status = 0;
+      waitpid(pid_, &status, 0);
+      pid_ = -1;
+    }
+  }
+  ~PeerProcess() { stop(); }
+
+ private:
+  std::string read_line() {
+    std::string line;
+    int c;
+    while (out_ && (c = std::fgetc(out_)) != EOF && c != '\n') line.push_back(static_cast<char>(c));
+    return line;
+  }
+  pid_t pid_ = -1;
+  FILE* in_ = nullptr;
+  FILE* out_ = nullptr;
+  std::string ready_line_;
+};
+
+/// What an interleaved comparison found.
+struct Paired {
+  double ratio = 0;            // median of peer_i / kindling_i (bigger is better for Kindling)
+  double lo = 0, hi = 0;       // interquartile range of those ratios
+  double kindling_s = 0;       // median CPU seconds of a Kindling repetition
+  double peer_s = 0;           // median CPU seconds of a peer repetition
+  double kindling_wall_s = 0;  // median wall-clock seconds (for the reader; not used in the ratio)
+  double peer_wall_s = 0;
+  int reps = 0;
+};
+
+inline double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return 0;
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(pos);
+  const double frac = pos - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
+}
+
+/// Alternates `reps` repetitions of `kindling()` (timed here) and of the peer's work (timed by the
+/// peer), after one warm-up of each. nullopt when the peer fails.
+template <class F>
+std::optional<Paired> interleave(F&& kindling, PeerProcess& peer, int reps) {
+  kindling();
+  if (!peer.run()) return std::nullopt;
+  std::vector<double> k_cpu, p_cpu, k_wall, p_wall, ratios;
+  for (int r = 0; r < reps; ++r) {
+    const double c0 = cpu_seconds();
+    timespec w0{}, w1{};
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    kindling();
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    const double kc = cpu_seconds() - c0;
+    const auto p = peer.run();
+    if (!p) return std::nullopt;
+    k_cpu.push_back(kc);
+    k_wall.push_back(static_cast<double>(w1.tv_sec - w0.tv_sec) + 1e-9 * static_cast<double>(w1.tv_nsec - w0.tv_nsec));
+    p_cpu.push_back(p->cpu_s);
+    p_wall.push_back(p->wall_s);
+    ratios.push_back(p->cpu_s / kc);
+  }
+  Paired out;
+  out.reps = reps;
+  out.ratio = quantile(ratios, 0.5);
+  out.lo = quantile(ratios, 0.25);
+  out.hi = quantile(ratios, 0.75);
+  out.kindling_s = quantile(k_cpu, 0.5);
+  out.peer_s = quantile(p_cpu, 0.5);
+  out.kindling_wall_s = quantile(k_wall, 0.5);
+  out.peer_wall_s = quantile(p_wall, 0.5);
+  return out;
+}
+
+}  // namespace bench

@@ -1,0 +1,36 @@
+#pragma once
+/// @file
+/// What autograd knows about one tensor. Chapter 1's TensorImpl is a plain array with one pointer,
+/// `autograd_meta`, null for the many tensors that never take part in autograd; this layer puts an
+/// AutogradMeta behind it for leaves that require grad and for every tensor a recorded op produces.
+#include <cstdint>
+#include <memory>
+
+#include "kindling/tensor/tensor.hpp"
+
+namespace kindling::autograd {
+
+class Node;
+
+struct AutogradMeta final : AutogradMetaInterface {
+  /// The accumulated gradient (`x.grad()`); undefined until a backward reaches the tensor.
+  Tensor grad;
+  /// The node that made this tensor (`y.grad_fn()`), null for a leaf.
+  std::shared_ptr<Node> grad_fn;
+  /// Which output of grad_fn this tensor is (max(dim) has two).
+  std::uint32_t output_nr = 0;
+  /// A leaf's AccumulateGrad node, shared by every op that reads the leaf. Held weakly: the node
+  /// holds the leaf, and the graph (not the leaf) decides how long the node lives.
+  std::weak_ptr<Node> grad_accumulator;
+  /// A non-leaf that called retain_grad() keeps its gradient in `grad` too.
+  bool retains_grad = false;
+
+  bool is_leaf() const override { return grad_fn == nullptr; }
+};
+
+/// The tensor's AutogradMeta, or null when it has none (it requires no grad and was not recorded).
+AutogradMeta* autograd_meta(const Tensor& t);
+/// The tensor's AutogradMeta, created if missing (requires_grad stays as it was).
+AutogradMeta& materialize_autograd_meta(const Tensor& t);
+
+}  // namespace kindling::autograd

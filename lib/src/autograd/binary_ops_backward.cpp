@@ -1,0 +1,150 @@
+// Backward of tensor/binary_ops.cpp: add, sub, mul, div, pow, maximum, minimum.
+//
+// Each Function below is the derivative of one forward op: `setup_context` runs right after the
+// forward (it gets the op's arguments and output, and saves what backward needs), `backward` turns
+// the gradient of the output (`grad[0]`) into one gradient per tensor input. The formulas are
+// written for the *broadcast* shape -- `{g * b, g * a}` -- and the engine sums each result back to
+// its input's shape (sum_to): broadcasting an input in the forward pass means one input element fed
+// several output elements, so its gradient is the sum of theirs.
+#include "autograd/registry.hpp"
+#include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/ops.hpp"
+
+namespace kindling::autograd {
+namespace {
+
+// [snippet: add-backward]
+// add: out = a + alpha * b                      da = g            db = alpha * g
+struct Add : Function<Add> {
+  static constexpr const char* name = "AddBackward0";
+  double alpha = 1;
+  void setup_context(Context&, const Tensor&, const Tensor&, const Scalar& alpha_, const Tensor&) {
+    alpha = alpha_.to_double();
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor& g = grad[0];
+    return {g, ctx.needs_input_grad(1) ? (alpha == 1.0 ? g : g * alpha) : Tensor()};
+  }
+};
+// [end]
+
+// sub: out = a - alpha * b                      da = g            db = -alpha * g
+struct Sub : Function<Sub> {
+  static constexpr const char* name = "SubBackward0";
+  double alpha = 1;
+  void setup_context(Context&, const Tensor&, const Tensor&, const Scalar& alpha_, const Tensor&) {
+    alpha = alpha_.to_double();
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor& g = grad[0];
+    return {g, ctx.needs_input_grad(1) ? (alpha == 1.0 ? -g : g * (-alpha)) : Tensor()};
+  }
+};
+
+// rsub: out = other - alpha * x (other a number)       dx = -alpha * g
+struct Rsub : Function<Rsub> {
+  static constexpr const char* name = "RsubBackward1";
+  double alpha = 1;
+  void setup_context(Context&, const Tensor&, const Scalar&, const Scalar& alpha_, const Tensor&) {
+    alpha = alpha_.to_double();
+  }
+  Grads backward(Context&, const Grads& grad) { return {alpha == 1.0 ? -grad[0] : grad[0] * (-alpha)}; }
+};
+
+// [snippet: mul-backward]
+// mul: out = a * b                              da = g * b        db = g * a
+struct Mul : Function<Mul> {
+  static constexpr const char* name = "MulBackward0";
+  void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
+    // Save only what the other gradient needs: b for da, a for db.
+    ctx.save_for_backward({ctx.needs_input_grad(1) ? a : Tensor(), ctx.needs_input_grad(0) ? b : Tensor()});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor& g = grad[0];
+    return {ctx.needs_input_grad(0) ? g * ctx.saved(1) : Tensor(),
+            ctx.needs_input_grad(1) ? g * ctx.saved(0) : Tensor()};
+  }
+};
+// [end]
+
+// div: out = a / b                              da = g / b        db = -g * a / b²
+struct Div : Function<Div> {
+  static constexpr const char* name = "DivBackward0";
+  void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
+    ctx.save_for_backward({ctx.needs_input_grad(1) ? a : Tensor(), b});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor& g = grad[0];
+    const Tensor b = ctx.saved(1);
+    return {ctx.needs_input_grad(0) ? g / b : Tensor(),
+            ctx.needs_input_grad(1) ? -g * ctx.saved(0) / (b * b) : Tensor()};
+  }
+};
+
+// pow (tensor exponent): out = a ** e
+// da = g * e * a^(e-1)   (0 where e == 0, so 0**0 does not give nan)
+// de = g * out * log(a)  (0 where a == 0 and e >= 0: the limit, as PyTorch does)
+struct Pow : Function<Pow> {
+  static constexpr const char* name = "PowBackward1";
+  void setup_context(Context& ctx, const Tensor& a, const Tensor& e, const Tensor& out) {
+    ctx.save_for_backward({a, e, ctx.needs_input_grad(1) ? out : Tensor()});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor& g = grad[0];
+    const Tensor a = ctx.saved(0), e = ctx.saved(1);
+    Grads r(2);
+    if (ctx.needs_input_grad(0)) r[0] = where(e == 0.0, 0.0, g * e * a.pow(e - 1.0));
+    if (ctx.needs_input_grad(1)) {
+      const Tensor de = g * ctx.saved(2) * a.log();
+      r[1] = where(a == 0.0, where(e >= 0.0, 0.0, de), de);
+    }
+    return r;
+  }
+};
+
+// pow_scalar: out = a ** p                      da = g * p * a^(p-1)   (0 for p == 0)
+struct PowScalar : Function<PowScalar> {
+  static constexpr const char* name = "PowBackward0";
+  double exponent = 1;
+  void setup_context(Context& ctx, const Tensor& a, const Scalar& exponent_, const Tensor&) {
+    exponent = exponent_.to_double();
+    ctx.save_for_backward({a});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    if (exponent == 0.0) return {zeros_like(grad[0])};
+    return {grad[0] * (ctx.saved(0).pow(exponent - 1.0) * exponent)};
+  }
+};
+
+// maximum: out = max(a, b)    da = g where a > b, g/2 where a == b (ties split evenly), else 0
+// minimum: out = min(a, b)    da = g where a < b, g/2 where a == b, else 0
+template <bool IsMax>
+struct Extreme : Function<Extreme<IsMax>> {
+  static constexpr const char* name = IsMax ? "MaximumBackward0" : "MinimumBackward0";
+  void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) { ctx.save_for_backward({a, b}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor a = ctx.saved(0), b = ctx.saved(1);
+    const Tensor& g = grad[0];
+    const Tensor half = where(a == b, g * 0.5, 0.0);
+    Grads r(2);
+    if (ctx.needs_input_grad(0)) r[0] = where(IsMax ? a > b : a < b, g, half);
+    if (ctx.needs_input_grad(1)) r[1] = where(IsMax ? b > a : b < a, g, half);
+    return r;
+  }
+};
+
+}  // namespace
+
+void register_binary_ops(Registry& r) {
+  r.add<Add>("add");
+  r.add<Sub>("sub");
+  r.add<Rsub>("rsub");
+  r.add<Mul>("mul");
+  r.add<Div>("div");
+  r.add<Pow>("pow");
+  r.add<PowScalar>("pow_scalar");
+  r.add<Extreme<true>>("maximum");
+  r.add<Extreme<false>>("minimum");
+}
+
+}  // namespace kindling::autograd

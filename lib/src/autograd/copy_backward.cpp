@@ -1,0 +1,30 @@
+// Backward of tensor/copy.cpp: clone (also contiguous() of a non-contiguous tensor) and dtype
+// conversion. A copy moves values without changing them: the gradient passes straight through
+// (converted back to the input's dtype by the engine).
+#include "autograd/registry.hpp"
+
+namespace kindling::autograd {
+namespace {
+
+// clone: out = copy of x         dx = g
+struct Clone : Function<Clone> {
+  static constexpr const char* name = "CloneBackward0";
+  void setup_context(Context&, const Tensor&, const Tensor&) {}
+  Grads backward(Context&, const Grads& grad) { return {grad[0]}; }
+};
+
+// to_dtype: out = x.to(dtype)    dx = g (the engine converts it to x's dtype)
+struct ToCopy : Function<ToCopy> {
+  static constexpr const char* name = "ToCopyBackward0";
+  void setup_context(Context&, const Tensor&, const Tensor&) {}
+  Grads backward(Context&, const Grads& grad) { return {grad[0]}; }
+};
+
+}  // namespace
+
+void register_copy(Registry& r) {
+  r.add<Clone>("clone");
+  r.add<ToCopy>("to_dtype");
+}
+
+}  // namespace kindling::autograd

@@ -1,0 +1,125 @@
+// Backward of tensor/unary_ops.cpp: neg, abs, exp, log, sqrt, tanh, sigmoid, relu, clamp.
+// `g` is the gradient w.r.t. the output; each backward multiplies it by the local derivative.
+// Where the derivative is best written with the output (exp, tanh, sigmoid, sqrt, relu), the
+// output is saved instead of the input.
+#include <limits>
+
+#include "autograd/registry.hpp"
+#include "kindling/tensor/ops.hpp"
+
+namespace kindling::autograd {
+namespace {
+
+// neg: out = -x                  dx = -g
+struct Neg : Function<Neg> {
+  static constexpr const char* name = "NegBackward0";
+  void setup_context(Context&, const Tensor&, const Tensor&) {}
+  Grads backward(Context&, const Grads& grad) { return {-grad[0]}; }
+};
+
+// abs: out = |x|                 dx = g * sign(x)       (sign(0) = 0, like PyTorch)
+struct Abs : Function<Abs> {
+  static constexpr const char* name = "AbsBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor&) { ctx.save_for_backward({x}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0);
+    const Tensor& g = grad[0];
+    return {where(x > 0.0, g, where(x < 0.0, -g, 0.0))};
+  }
+};
+
+// [snippet: exp-backward]
+// exp: out = e^x                 dx = g * out           (saves the output, not x)
+struct Exp : Function<Exp> {
+  static constexpr const char* name = "ExpBackward0";
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] * ctx.saved(0)}; }
+};
+// [end]
+
+// reciprocal: out = 1 / x        dx = -g * out²
+struct Reciprocal : Function<Reciprocal> {
+  static constexpr const char* name = "ReciprocalBackward0";
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor y = ctx.saved(0);
+    return {-grad[0] * (y * y)};
+  }
+};
+
+// log: out = ln x                dx = g / x
+struct Log : Function<Log> {
+  static constexpr const char* name = "LogBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor&) { ctx.save_for_backward({x}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] / ctx.saved(0)}; }
+};
+
+// sqrt: out = √x                 dx = g / (2 out)
+struct Sqrt : Function<Sqrt> {
+  static constexpr const char* name = "SqrtBackward0";
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] / (ctx.saved(0) * 2.0)}; }
+};
+
+// tanh: out = tanh x             dx = g * (1 - out²)
+struct Tanh : Function<Tanh> {
+  static constexpr const char* name = "TanhBackward0";
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor y = ctx.saved(0);
+    return {grad[0] * (1.0 - y * y)};
+  }
+};
+
+// sigmoid: out = σ(x)            dx = g * out * (1 - out)
+struct Sigmoid : Function<Sigmoid> {
+  static constexpr const char* name = "SigmoidBackward0";
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor y = ctx.saved(0);
+    return {grad[0] * y * (1.0 - y)};
+  }
+};
+
+// relu: out = max(x, 0)          dx = g where out > 0, else 0   (0 at x == 0, like PyTorch)
+struct Relu : Function<Relu> {
+  static constexpr const char* name = "ReluBackward0";
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {where(ctx.saved(0) > 0.0, grad[0], 0.0)}; }
+};
+
+// clamp: out = min(max(x, lo), hi)       dx = g where lo <= x <= hi (inclusive), else 0
+struct Clamp : Function<Clamp> {
+  static constexpr const char* name = "ClampBackward1";
+  std::optional<double> min, max;
+  void setup_context(Context& ctx, const Tensor& x, const std::optional<Scalar>& min_,
+                     const std::optional<Scalar>& max_, const Tensor&) {
+    if (min_) min = min_->to_double();
+    if (max_) max = max_->to_double();
+    ctx.save_for_backward({x});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0);
+    Tensor g = grad[0];
+    if (min) g = where(x >= *min, g, 0.0);
+    if (max) g = where(x <= *max, g, 0.0);
+    return {g};
+  }
+};
+
+}  // namespace
+
+void register_unary_ops(Registry& r) {
+  r.add<Neg>("neg");
+  r.add<Abs>("abs");
+  r.add<Exp>("exp");
+  r.add<Reciprocal>("reciprocal");
+  r.add<Log>("log");
+  r.add<Sqrt>("sqrt");
+  r.add<Tanh>("tanh");
+  r.add<Sigmoid>("sigmoid");
+  r.add<Relu>("relu");
+  r.add<Clamp>("clamp");
+}
+
+}  // namespace kindling::autograd

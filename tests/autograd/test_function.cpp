@@ -1,0 +1,250 @@
+// autograd::Function -- the one way to write a backward -- and the registry that connects chapter 1's
+// ops to their Functions. Gradient values are checked with gradcheck (finite differences).
+#include <catch2/catch.hpp>
+#include <kindling/autograd.hpp>
+#include <kindling/autograd/function.hpp>
+
+#include "autograd/registry.hpp"
+
+namespace kd = kindling;
+namespace ag = kindling::autograd;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// The example of function.hpp: y = e^x, saving the output.
+struct Exp : ag::Function<Exp> {
+  kd::Tensor forward(ag::Context& ctx, const kd::Tensor& x) {
+    kd::Tensor y = x.exp();
+    ctx.save_for_backward({y});
+    return y;
+  }
+  ag::Grads backward(ag::Context& ctx, const ag::Grads& grad) { return {grad[0] * ctx.saved(0)}; }
+};
+
+// Two tensor inputs and a non-tensor argument; records which gradients backward was asked for.
+struct ScaledMul : ag::Function<ScaledMul> {
+  static constexpr const char* name = "ScaledMulBackward0";
+  double scale = 1;
+  static inline int calls = 0;
+  static inline bool wanted[2] = {false, false};
+  kd::Tensor forward(ag::Context& ctx, const kd::Tensor& a, const kd::Tensor& b, double s) {
+    scale = s;
+    ctx.save_for_backward({a, b});
+    return a * b * s;
+  }
+  ag::Grads backward(ag::Context& ctx, const ag::Grads& grad) {
+    ++calls;
+    wanted[0] = ctx.needs_input_grad(0);
+    wanted[1] = ctx.needs_input_grad(1);
+    // Written for the broadcast shape: the engine sums each gradient back to its input's shape.
+    return {wanted[0] ? grad[0] * ctx.saved(1) * scale : kd::Tensor(),
+            wanted[1] ? grad[0] * ctx.saved(0) * scale : kd::Tensor()};
+  }
+};
+
+// Two outputs: (x * 2, x.sum()).
+struct Split : ag::Function<Split> {
+  std::pair<kd::Tensor, kd::Tensor> forward(ag::Context&, const kd::Tensor& x) { return {x * 2, x.sum()}; }
+  ag::Grads backward(ag::Context&, const ag::Grads& grad) {
+    // grad[1] is 0-d; an output that got no gradient arrives as zeros (materialized).
+    return {grad[0] * 2 + grad[1]};
+  }
+};
+
+// A Function that returns its input unchanged.
+struct Identity : ag::Function<Identity> {
+  kd::Tensor forward(ag::Context&, const kd::Tensor& x) { return x; }
+  ag::Grads backward(ag::Context&, const ag::Grads& grad) { return {grad[0]}; }
+};
+
+// A wrong backward: the gradient has a shape the input could not have been broadcast to.
+struct BadShape : ag::Function<BadShape> {
+  kd::Tensor forward(ag::Context&, const kd::Tensor& x) { return x.clone(); }
+  ag::Grads backward(ag::Context&, const ag::Grads&) { return {kd::ones({7})}; }
+};
+
+// A kernel-style backward that cannot be differentiated again.
+struct Kernel : ag::Function<Kernel> {
+  static constexpr bool once_differentiable = true;
+  kd::Tensor forward(ag::Context& ctx, const kd::Tensor& x) {
+    ctx.save_for_backward({x});
+    return x * x;
+  }
+  ag::Grads backward(ag::Context& ctx, const ag::Grads& grad) {
+    kd::NoGradGuard no_grad;  // what a raw kernel amounts to: no graph for the result
+    return {grad[0] * ctx.saved(0) * 2};
+  }
+};
+
+// Indices passed to forward without becoming an input of the graph.
+struct Gather : ag::Function<Gather> {
+  kd::Shape shape;
+  kd::Tensor forward(ag::Context& ctx, const kd::Tensor& x, const ag::NonDifferentiable& idx) {
+    shape = x.shape();
+    ctx.save_for_backward({idx.tensor});
+    return x.index({idx.tensor.item<std::int64_t>()}).clone();
+  }
+  ag::Grads backward(ag::Context& ctx, const ag::Grads& grad) {
+    kd::Tensor g = kd::zeros(shape);
+    kd::NoGradGuard no_grad;
+    g[ctx.saved(0).item<std::int64_t>()].copy_(grad[0]);
+    return {g};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Function: a custom op joins the graph, named <Struct>Backward") {
+  kd::Tensor x = kd::randn({3}, {.dtype = kd::kFloat64}).requires_grad_();
+  kd::Tensor y = Exp::apply(x);
+  REQUIRE(y.grad_fn() != nullptr);
+  CHECK(std::string(y.grad_fn()->name()) == "ExpBackward");
+  CHECK(y.grad_fn()->next_functions().size() == 1);
+  CHECK(kd::allclose(y, x.exp()));
+  y.sum().backward();
+  CHECK(kd::allclose(x.grad(), x.exp()));
+  // The node saved y itself (an output): kept without its autograd meta, no reference cycle.
+  CHECK(y.grad_fn()->saved_tensors().empty());  // freed by backward (no retain_graph)
+  auto r = ag::gradcheck([](const std::vector<kd::Tensor>& in) { return Exp::apply(in[0]); },
+                         {kd::randn({2, 3}, {.dtype = kd::kFloat64}).requires_grad_()});
+  CHECK(r.ok);
+}
+
+TEST_CASE("Function: no input requires grad -> no node, and forward runs without grad mode") {
+  kd::Tensor x = kd::randn({3});
+  kd::Tensor y = Exp::apply(x);
+  CHECK(y.grad_fn() == nullptr);
+  CHECK_FALSE(y.requires_grad());
+  kd::Tensor w = kd::randn({3}).requires_grad_();
+  {
+    kd::NoGradGuard no_grad;
+    CHECK_FALSE(Exp::apply(w).requires_grad());
+  }
+}
+
+TEST_CASE("Function: needs_input_grad, broadcast gradients reduced by the engine, named node") {
+  kd::Tensor a = kd::randn({2, 3}, {.dtype = kd::kFloat64}).requires_grad_();
+  kd::Tensor b = kd::randn({3}, {.dtype = kd::kFloat64});  // broadcast, no grad
+  ScaledMul::calls = 0;
+  kd::Tensor y = ScaledMul::apply(a, b, 2.0);
+  CHECK(std::string(y.grad_fn()->name()) == "ScaledMulBackward0");
+  REQUIRE(y.grad_fn()->next_functions().size() == 2);
+  CHECK_FALSE(y.grad_fn()->next_functions()[1].is_valid());
+  y.sum().backward();
+  CHECK(ScaledMul::calls == 1);
+  CHECK(ScaledMul::wanted[0]);
+  CHECK_FALSE(ScaledMul::wanted[1]);
+  CHECK(kd::allclose(a.grad(), (b * 2.0).expand({2, 3})));
+
+  // Now the broadcast input wants its gradient: the [2, 3] formula result is summed to [3].
+  b.requires_grad_();
+  auto r = ag::gradcheck(
+      [](const std::vector<kd::Tensor>& in) { return ScaledMul::apply(in[0], in[1], 0.5); },
+      {kd::randn({2, 3}, {.dtype = kd::kFloat64}).requires_grad_(),
+       kd::randn({3}, {.dtype = kd::kFloat64}).requires_grad_()});
+  CHECK(r.ok);
+}
+
+TEST_CASE("Function: several outputs, and an output without a gradient gets zeros") {
+  kd::Tensor x = kd::randn({4}, {.dtype = kd::kFloat64}).requires_grad_();
+  auto [twice, total] = Split::apply(x);
+  CHECK(twice.grad_fn() == total.grad_fn());
+  CHECK(twice.grad_fn()->num_outputs() == 2);
+  twice.sum().backward();  // only output 0 reaches the node
+  CHECK(kd::allclose(x.grad(), kd::full({4}, 2.0, {.dtype = kd::kFloat64})));
+  auto r = ag::gradcheck(
+      [](const std::vector<kd::Tensor>& in) -> std::vector<kd::Tensor> {
+        auto [p, q] = Split::apply(in[0]);
+        return {p, q};
+      },
+      {kd::randn({3}, {.dtype = kd::kFloat64}).requires_grad_()});
+  CHECK(r.ok);
+}
+
+TEST_CASE("Function: returning an input unchanged still gives a new node") {
+  kd::Tensor x = kd::randn({3}).requires_grad_();
+  kd::Tensor y = Identity::apply(x);
+  CHECK_FALSE(y.is_same(x));
+  CHECK(y.shares_storage(x));
+  REQUIRE(y.grad_fn() != nullptr);
+  CHECK(x.is_leaf());
+  (y * 3).sum().backward();
+  CHECK(kd::allclose(x.grad(), kd::full({3}, 3.0)));
+}
+
+TEST_CASE("Function: the engine refuses a gradient of an impossible shape, naming the node") {
+  kd::Tensor x = kd::randn({2, 3}).requires_grad_();
+  CHECK_THROWS_WITH(BadShape::apply(x).sum().backward(),
+                    Contains("BadShapeBackward") && Contains("invalid gradient at index 0") && Contains("[7]") &&
+                        Contains("[2, 3]"));
+}
+
+TEST_CASE("Function: saved tensors are version-checked, differentiable or not") {
+  kd::Tensor a = kd::randn({3}).requires_grad_();
+  kd::Tensor b = kd::randn({3});
+  kd::Tensor y = ScaledMul::apply(a, b, 1.0);
+  b.mul_(2);  // modified after it was saved
+  CHECK_THROWS_WITH(y.sum().backward(), Contains("modified by an inplace operation") && Contains("ScaledMulBackward0"));
+
+  kd::Tensor x = kd::randn({4}).requires_grad_();
+  kd::Tensor idx = kd::tensor<std::int64_t>({2}, {});
+  kd::Tensor picked = Gather::apply(x, ag::NonDifferentiable{idx});
+  CHECK(picked.grad_fn()->next_functions().size() == 1);  // the indices are not an input of the graph
+  idx.fill_(1);
+  CHECK_THROWS_WITH(picked.backward(), Contains("modified by an inplace operation"));
+}
+
+TEST_CASE("Function: once_differentiable refuses a double backward instead of returning zeros") {
+  kd::Tensor x = kd::randn({3}, {.dtype = kd::kFloat64}).requires_grad_();
+  kd::Tensor g = ag::grad({Kernel::apply(x).sum()}, {x}, {}, {.create_graph = true})[0];
+  CHECK(kd::allclose(g, x * 2));
+  REQUIRE(g.requires_grad());
+  CHECK_THROWS_WITH(g.sum().backward(), Contains("KernelBackward is not differentiable twice"));
+  // Without create_graph nothing changes.
+  kd::Tensor g1 = ag::grad({Kernel::apply(x).sum()}, {x})[0];
+  CHECK_FALSE(g1.requires_grad());
+}
+
+TEST_CASE("create_graph: second derivatives through the library's own Functions") {
+  kd::Tensor x = kd::randn({5}, {.dtype = kd::kFloat64}).requires_grad_();
+  // d/dx tanh(x) = 1 - tanh², d²/dx² = -2 tanh (1 - tanh²)
+  kd::Tensor g = ag::grad({x.tanh().sum()}, {x}, {}, {.create_graph = true})[0];
+  kd::Tensor h = ag::grad({g.sum()}, {x})[0];
+  const kd::Tensor t = x.detach().tanh();
+  CHECK(kd::allclose(h, -2.0 * t * (1.0 - t * t)));
+  // backward(create_graph) leaves a .grad with history, whose own gradient is the second derivative.
+  kd::Tensor w = kd::randn({3}, {.dtype = kd::kFloat64}).requires_grad_();
+  w.pow(3).sum().backward({}, std::nullopt, /*create_graph=*/true);
+  REQUIRE(w.grad().requires_grad());
+  kd::Tensor gw = w.grad();
+  w.set_grad(kd::Tensor());
+  gw.sum().backward();
+  CHECK(kd::allclose(w.grad(), 6.0 * w.detach()));
+}
+
+TEST_CASE("registry: every op chapter 1 records has a backward with the same arguments") {
+  const auto& sites = kd::detail::record_sites();
+  REQUIRE(sites.size() >= 40);  // every record<"...">() call site of the library, collected at start-up
+  std::vector<std::string> problems;
+  for (const auto& site : sites) {
+    const ag::OpRow* row = ag::registry().find(site.key);
+    if (row == nullptr) {
+      problems.push_back(std::string(site.key) + ": no backward registered");
+    } else if (row->signature != site.signature) {
+      problems.push_back(std::string(site.key) + ": records " + std::string(site.signature_name) +
+                         " but setup_context takes " + std::string(row->signature_name));
+    }
+  }
+  for (const auto* row : ag::registry().rows()) {
+    bool used = false;
+    for (const auto& site : sites) used = used || std::string_view(site.key) == row->key;
+    if (!used) problems.push_back(std::string(row->key) + ": registered but never recorded");
+  }
+  INFO([&] {
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    return all;
+  }());
+  CHECK(problems.empty());
+}
