@@ -1,5 +1,6 @@
 #include "kindling/tensor/shape.hpp"
 
+#include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/error.hpp"
 
 namespace kindling {
@@ -14,8 +15,12 @@ std::string shape_str(const Shape& shape) {
 }
 
 std::int64_t numel_of(const Shape& shape) {
+  // Overflow-checked: a shape such as [2^32, 2^32] must not wrap to 0 (checked.hpp explains why).
   std::int64_t n = 1;
-  for (auto s : shape) n *= s;
+  for (auto s : shape) {
+    if (s == 0) return 0;
+    if (__builtin_mul_overflow(n, s, &n)) return checked::numel(shape, "numel");  // throws ShapeError
+  }
   return n;
 }
 
