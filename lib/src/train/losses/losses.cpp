@@ -95,6 +95,13 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const BCEWithLogitsLossOptions& o) {
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
+  // Targets are probabilities in [0, 1], so a floating tensor (PyTorch refuses int64 targets too:
+  // the loss would otherwise silently promote class indices, which is rarely what was meant).
+  if (!target.is_floating_point() || !input.is_floating_point()) {
+    throw DTypeError(std::string("binary_cross_entropy_with_logits: input and target must be floating-point, got input ") +
+                     dtype_name(input.dtype()) + " and target " + dtype_name(target.dtype()) +
+                     ". Hint: targets are probabilities; convert them with target.to(kd::kFloat32).");
+  }
   // loss = (1 - y) x + L (log(1 + exp(-x))), written with m = max(-x, 0) so exp never overflows:
   //   log(1 + exp(-x)) = m + log(exp(-m) + exp(-x - m))
   Tensor m = (-input).relu();
