@@ -64,3 +64,29 @@ TEST_CASE("checked: a huge float Scalar converts to an integer without undefined
   CHECK(nan.to<std::int64_t>() == 0);
   CHECK(kd::Scalar(-1e300).to_int() == std::numeric_limits<std::int64_t>::min());
 }
+
+// ---- hostile files ----------------------------------------------------------------------------------
+#include <filesystem>
+
+#include "fuzz/fuzz_inputs.hpp"
+
+TEST_CASE("npy: every fuzz seed loads, every regression input is refused naming the file") {
+  for (const auto& path : kdtest::fuzz_inputs("corpus", "npy")) {
+    INFO(path);
+    CHECK_NOTHROW(kd::load_npy(path));
+  }
+  const auto bad = kdtest::fuzz_inputs("regressions", "npy");
+  REQUIRE(!bad.empty());
+  for (const auto& path : bad) {
+    INFO(path);
+    CHECK_THROWS_AS(kd::load_npy(path), kd::IOError);
+    CHECK_THROWS_WITH(kd::load_npy(path), Contains(path));
+  }
+}
+
+TEST_CASE("npy: a directory given as the file is named as a directory") {
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  CHECK_THROWS_AS(kd::load_npy(dir), kd::IOError);
+  CHECK_THROWS_WITH(kd::load_npy(dir), Contains("is a directory"));
+  CHECK_THROWS_WITH(kd::save_npy(kd::zeros({2}), dir), Contains("is a directory"));
+}

@@ -2,6 +2,7 @@
 // gz* functions read both gzip-compressed and plain files, so one reader handles both.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -77,7 +78,7 @@ Tensor read_idx(const std::string& path) {
   std::int64_t n = 1;
   bool overflow = false;
   for (auto s : shape) overflow |= !checked::mul(n, s, n);
-  if (n == 0) overflow = false;
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) n = 0, overflow = false;  // empty, whatever else
   const std::uint64_t header_bytes = 4 + 4 * static_cast<std::uint64_t>(ndim);
   if (gzdirect(f)) {
     // A plain file holds exactly header + data.

@@ -60,7 +60,11 @@ Checkpoint load_checkpoint(const std::string& path) {
     else throw IOError("load_checkpoint: " + path + ": unexpected tensor \"" + name + "\".");
   }
   // Untrusted: "1e300", "nan" or "2.5" must not go through an undefined or silently truncating cast.
-  c.epoch = checked::to_int64(parse_double(meta, "epoch", path), "load_checkpoint: " + path + ": \"epoch\"", 0);
+  try {
+    c.epoch = checked::to_int64(parse_double(meta, "epoch", path), "load_checkpoint: " + path + ": \"epoch\"", 0);
+  } catch (const ValueError& e) {
+    throw IOError(e.what());  // a bad number in a file is a bad file
+  }
   c.loss = parse_double(meta, "loss", path);
   auto rng = meta.find("rng_state");
   if (rng == meta.end()) throw IOError("load_checkpoint: " + path + " has no \"rng_state\" entry.");
