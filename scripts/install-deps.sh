@@ -8,8 +8,9 @@
 set -euo pipefail
 
 PACKAGES=(
-  # compiler and build tools
-  g++ cmake ninja-build make ccache git pkg-config ca-certificates
+  # compiler and build tools (clang too: learners on macOS use it; its libFuzzer and sanitizer
+  # runtimes, libclang-rt-14-dev, build `make fuzz` and CI's `make ci-extra`)
+  g++ cmake ninja-build make ccache git pkg-config ca-certificates clang libclang-rt-14-dev
   # the library's dependencies: xtensor + BLAS, JSON, CLI flags, formatting, gzip, and images
   # (libpng and libjpeg-turbo: hardened decoders for untrusted files)
   libxtensor-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev

@@ -50,7 +50,7 @@ void count_alloc(Device d, std::size_t n) {
 #endif
 class CpuCache {
  public:
-  static constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;  // keep at most 1 GiB idle
+  [[maybe_unused]] static constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;  // keep at most 1 GiB idle
 
   void* allocate(std::size_t nbytes) {
     const std::size_t size = rounded(nbytes);
@@ -87,7 +87,7 @@ class CpuCache {
   }
 
   void release(void* data, std::size_t nbytes) {
-    const std::size_t size = rounded(nbytes);
+    [[maybe_unused]] const std::size_t size = rounded(nbytes);
 #ifndef KINDLING_NO_CACHING_ALLOCATOR
     {
       std::lock_guard lock(mutex_);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kindling/tensor/checked.hpp"
 #include "internal.hpp"
 
 namespace kindling {
@@ -215,6 +216,9 @@ Tensor Tensor::expand(const Shape& sizes) const {
     out_shape[i] = size;
     out_strides[i] = stride;
   }
+  // A view holds no new memory, but every loop over it counts its elements: [2^40, 2^40] must not
+  // wrap to a small count (the sum of such a view once returned 0 without looking at anything).
+  checked::numel(out_shape, "expand");
   return record({.op = "expand", .inputs = {*this}, .ints = out_shape},
                 make_view(*this, out_shape, out_strides, storage_offset()));
 }

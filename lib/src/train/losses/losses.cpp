@@ -35,6 +35,12 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   }
   const std::int64_t class_dim = input.dim() >= 2 ? 1 : 0;
   if (input.dim() == 0) throw ShapeError("cross_entropy: input must be [batch, classes] or [classes], got a 0-d tensor.");
+  if (!target.defined() || target.dtype() != kInt64) {
+    throw DTypeError("cross_entropy: target must hold int64 class indices, got " +
+                     (target.defined() ? std::string(dtype_name(target.dtype())) + " " + shape_str(target.shape()) : "an undefined tensor") +
+                     " (class probabilities as targets are not supported). Hint: labels from a DataLoader are int64; "
+                     "convert others with .to(kd::kInt64).");
+  }
   Tensor logp = input.log_softmax(class_dim);  // stable: x - max - log(sum(exp(x - max)))
   Tensor loss = nll_loss(logp, target, {.reduction = o.reduction, .ignore_index = o.ignore_index, .weight = o.weight});
   if (o.label_smoothing <= 0) return loss;
