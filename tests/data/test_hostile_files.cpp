@@ -23,14 +23,7 @@ std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const kd::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+constexpr auto* message_of = &kdtest::error_message;
 }  // namespace
 
 TEST_CASE("read_idx: every fuzz seed loads, every regression input is refused naming the file") {

@@ -4,8 +4,11 @@
 // kindling::Error naming the file. (tests/fuzz/make_corpus.py writes both.)
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <kindling/tensor/error.hpp>
 
 namespace kdtest {
 
@@ -16,6 +19,16 @@ inline std::vector<std::string> fuzz_inputs(const std::string& kind, const std::
     if (e.is_regular_file()) out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// The message of the kindling::Error that `f` throws, or "no error".
+inline std::string error_message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const kindling::Error& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 }  // namespace kdtest

@@ -14,14 +14,7 @@ namespace train = kindling::train;
 using Catch::Contains;
 
 namespace {
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const kd::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+constexpr auto* message_of = &kdtest::error_message;
 std::string find_input(const std::string& part) {
   for (const auto& p : kdtest::fuzz_inputs("regressions", "checkpoint"))
     if (p.find(part) != std::string::npos) return p;
