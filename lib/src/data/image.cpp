@@ -65,13 +65,11 @@ bool png_header(PngCtx* c) {
   png_read_info(c->png, c->info);
   c->width = png_get_image_width(c->png, c->info);
   c->height = png_get_image_height(c->png, c->info);
-  const int color = png_get_color_type(c->png, c->info);
   png_set_expand(c->png);     // palette -> RGB, gray < 8 bits -> 8 bits, tRNS -> alpha
   png_set_strip_16(c->png);   // 16-bit samples keep their high byte (as PIL's 8-bit modes do)
   png_set_interlace_handling(c->png);
   png_read_update_info(c->png, c->info);
   c->channels = png_get_channels(c->png, c->info);
-  (void)color;
   return true;
 }
 

@@ -61,18 +61,16 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes, const st
   if (fd < 0) throw IOError(who + ": " + path + ": cannot open it (" + errno_text(errno) + ").");
   std::string out(size, '\0');
   std::size_t done = 0;
+  int error = 0;
   while (done < out.size()) {
     const ssize_t got = ::read(fd, out.data() + done, out.size() - done);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      const int e = errno;
-      ::close(fd);
-      if (got == 0) break;  // the file shrank while we read it: keep what is there
-      throw IOError(who + ": " + path + ": read error (" + errno_text(e) + ").");
-    }
+    if (got < 0) error = errno;
+    if (got <= 0) break;  // an error, or the file shrank while we read it: keep what is there
     done += static_cast<std::size_t>(got);
   }
-  if (done == out.size()) ::close(fd);
+  ::close(fd);
+  if (error != 0) throw IOError(who + ": " + path + ": read error (" + errno_text(error) + ").");
   out.resize(done);
   return out;
 }

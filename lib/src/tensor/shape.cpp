@@ -29,7 +29,9 @@ Strides contiguous_strides(const Shape& shape) {
   std::int64_t step = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     strides[i] = step;
-    step *= std::max<std::int64_t>(shape[i], 1);
+    // Only an empty tensor can get here with a product past int64 (the storage size of any other is
+    // checked first); its strides are never used, so saturate instead of overflowing (UB).
+    if (__builtin_mul_overflow(step, std::max<std::int64_t>(shape[i], 1), &step)) step = INT64_MAX;
   }
   return strides;
 }
