@@ -12,7 +12,7 @@
 
 namespace kindling::data::csv {
 
-/// `s` without leading/trailing spaces, tabs and a trailing '\r' (Windows line ends).
+/// `s` without leading/trailing spaces, tabs and a trailing carriage return (Windows line ends).
 std::string_view trim(std::string_view s);
 
 /// The fields of one line, each trimmed. "a,,b" has 3 fields; quoting is not supported.
