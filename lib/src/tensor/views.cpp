@@ -32,8 +32,9 @@ Shape infer_size(const Shape& shape, std::int64_t numel, const char* op) {
     } else if (shape[i] < 0) {
       throw ShapeError(std::string(op) + ": invalid size " + str(shape[i]) + " in shape " + shape_str(shape) +
                        ". Sizes must be >= 0, or -1 for the one size to infer.");
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      throw ShapeError(std::string(op) + ": shape " + shape_str(shape) + " has more elements than an int64 can count "
+                       "(a tensor of " + str(numel) + " elements cannot take it).");
     }
   }
   if (infer) {
