@@ -7,7 +7,7 @@ JOBS      ?= $(shell nproc)
 PYTHON    := /usr/bin/python3
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test test-slow grade book handout bench sanitize tsan clean exercises help
+.PHONY: all deps configure build run test test-slow grade book handout bench sanitize tsan fuzz ci-extra clang-configure clean exercises help
 
 all: build
 
@@ -63,7 +63,7 @@ bench: build
 ## sanitize: the unit and parity suites under AddressSanitizer + UndefinedBehaviorSanitizer
 ## (also LeakSanitizer and static initialisation order). Only our binaries are instrumented: the
 ## parity oracle (/usr/bin/python3) just inherits the options, which it ignores.
-SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:check_initialization_order=1:strict_init_order=1 \
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: deps
 	@cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINDLING_SANITIZE=ON \
@@ -80,6 +80,32 @@ tsan: deps
 	@cmake --build $(BUILD)-tsan -j $(JOBS) --target test_tensor test_autograd test_nn test_data test_train
 	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest -j $(JOBS) -L "threads" --output-on-failure
+
+## fuzz: the libFuzzer targets of tests/fuzz (npy, safetensors, IDX, CSV, image, checkpoint), built
+## with clang under ASan+UBSan in $(BUILD)-clang, each run for FUZZ_SECONDS (default 600 s).
+## FUZZ_TARGETS="npy csv" picks some. What they discover stays in $(BUILD)-clang/fuzz/.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
+CLANG_FLAGS := -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+               -DKINDLING_FUZZ=ON -DKINDLING_BUILD_BOOK_PROGRAMS=OFF
+clang-configure: deps
+	@cmake -S . -B $(BUILD)-clang -G Ninja $(CLANG_FLAGS) -DKINDLING_NATIVE=$(NATIVE) >/dev/null
+
+fuzz: clang-configure
+	@cmake --build $(BUILD)-clang -j $(JOBS) --target fuzz_targets
+	@bash scripts/run-fuzzers.sh $(BUILD)-clang $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## ci-extra: what CI runs after `make test` (.ci/run): the project built with clang (learners on
+## macOS use it) under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer, its unit tests
+## (ctest -L unit: every layer's tests and the fuzzers' regression replays) run, then each fuzzer
+## for 30 s. This is the part of `make sanitize` that fits CI's time; `make sanitize` (g++, unit +
+## parity) stays the full check before a release.
+UNIT_TEST_PROGRAMS := test_tensor test_autograd test_nn test_data test_train \
+                      bad_inputs $(foreach t,npy safetensors idx csv image checkpoint,fuzz_replay_$(t))
+ci-extra: clang-configure
+	@cmake --build $(BUILD)-clang -j $(JOBS) --target $(UNIT_TEST_PROGRAMS) fuzz_targets
+	@cd $(BUILD)-clang && $(SAN_ENV) ctest -j $(JOBS) -L unit --output-on-failure --timeout 900
+	@bash scripts/run-fuzzers.sh $(BUILD)-clang 30
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-*

@@ -8,11 +8,13 @@
 set -euo pipefail
 
 PACKAGES=(
-  # compiler and build tools
-  g++ cmake ninja-build make ccache git pkg-config ca-certificates
-  # the library's dependencies: xtensor + BLAS, JSON, CLI flags, formatting, images, gzip
+  # compiler and build tools (clang too: learners on macOS use it; its libFuzzer and sanitizer
+  # runtimes, libclang-rt-14-dev, build `make fuzz` and CI's `make ci-extra`)
+  g++ cmake ninja-build make ccache git pkg-config ca-certificates clang libclang-rt-14-dev
+  # the library's dependencies: xtensor + BLAS, JSON, CLI flags, formatting, gzip, and images
+  # (libpng and libjpeg-turbo: hardened decoders for untrusted files)
   libxtensor-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libstb-dev zlib1g-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
   # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
   catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev
   # the book: Doxygen -> Breathe -> Sphinx (MyST Markdown, furo theme), Graphviz pictures

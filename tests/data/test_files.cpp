@@ -1,4 +1,4 @@
-// Images (stb), ImageFolder, CsvDataset and CachedDataset.
+// Images (libpng, libjpeg-turbo), ImageFolder, CsvDataset and CachedDataset.
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -268,7 +268,7 @@ TEST_CASE("safetensors: corrupt, truncated and hostile files are refused with a 
       CHECK_THAT(std::string(e.what()), Contains(bad.expected) && Contains(path));
     }
   }
-  CHECK_THROWS_WITH(kd::load(dir.file("missing.safetensors")), Contains("cannot open"));
+  CHECK_THROWS_WITH(kd::load(dir.file("missing.safetensors")), Contains("no such file"));
   // The good file still loads.
   CHECK(kd::load(good).size() == 2);
 }

@@ -5,6 +5,7 @@
 #include "kindling/data/cached.hpp"
 #include "kindling/data/collate.hpp"
 #include "kindling/data/csv.hpp"
+#include "kindling/data/csv_parse.hpp"
 #include "kindling/data/dataloader.hpp"
 #include "kindling/data/dataset.hpp"
 #include "kindling/data/image.hpp"

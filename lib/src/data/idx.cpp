@@ -2,14 +2,17 @@
 // gz* functions read both gzip-compressed and plain files, so one reader handles both.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "kindling/data/mnist.hpp"
+#include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/error.hpp"
+#include "tensor/file_io.hpp"
 
 namespace kindling::data {
 namespace {
@@ -44,8 +47,7 @@ std::size_t read_some(gzFile f, void* dst, std::size_t n, const std::string& pat
 }  // namespace
 
 Tensor read_idx(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) fail(path, "no such file");
+  const std::uint64_t file_size = kindling::detail::check_regular_file(path, "read_idx");
   GzFile file(gzopen(path.c_str(), "rb"));
   if (!file) fail(path, std::string("cannot open it (") + std::strerror(errno) + ")");
   gzFile f = file.get();
@@ -71,8 +73,34 @@ Tensor read_idx(const std::string& path) {
     if (read_some(f, be, 4, path) != 4) fail(path, "the file ends inside its header (dimension " + std::to_string(d) + ")");
     shape.push_back((std::int64_t{be[0]} << 24) | (std::int64_t{be[1]} << 16) | (std::int64_t{be[2]} << 8) | be[3]);
   }
-  const std::int64_t n = numel_of(shape);
-  if (n > (std::int64_t{1} << 34)) fail(path, "the header claims " + shape_str(shape) + " elements: too large, corrupt file?");
+  // The sizes are untrusted: multiply them with overflow checks (four sizes up to 2^32 - 1 overflow
+  // int64), then compare the claim with what the file can hold *before* allocating anything.
+  std::int64_t n = 1;
+  bool overflow = false;
+  for (auto s : shape) overflow |= !checked::mul(n, s, n);
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) n = 0, overflow = false;  // empty, whatever else
+  const std::uint64_t header_bytes = 4 + 4 * static_cast<std::uint64_t>(ndim);
+  if (gzdirect(f)) {
+    // A plain file holds exactly header + data.
+    const std::uint64_t have = file_size - header_bytes;
+    if (!overflow && static_cast<std::uint64_t>(n) < have) {
+      fail(path, "the file has more data than its header " + shape_str(shape) + " describes (" + std::to_string(have) +
+                     " bytes instead of " + std::to_string(n) + "; corrupt or not IDX)");
+    }
+    if (overflow || static_cast<std::uint64_t>(n) != have) {
+      fail(path, "the header claims " + shape_str(shape) + " = " + (overflow ? std::string("too many") : std::to_string(n)) +
+                     " bytes of data but the file has only " + std::to_string(have) + " after its header (truncated or corrupt)");
+    }
+  } else {
+    // gzip: deflate expands at most 1032:1, so a claim beyond that cannot be in the file.
+    constexpr std::uint64_t kMaxDeflateRatio = 1032;
+    if (overflow || static_cast<std::uint64_t>(n) > kMaxDeflateRatio * file_size + 1024 ||
+        static_cast<std::uint64_t>(n) > (std::uint64_t{1} << 34)) {
+      fail(path, "the header claims " + shape_str(shape) + " = " + (overflow ? std::string("too many") : std::to_string(n)) +
+                     " bytes of data, more than a " + std::to_string(file_size) +
+                     "-byte gzip file can hold (corrupt or hostile file)");
+    }
+  }
 
   Tensor out = empty(shape, {.dtype = kUInt8});
   const std::size_t got = read_some(f, out.raw_data_ptr(), static_cast<std::size_t>(n), path);

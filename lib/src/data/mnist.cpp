@@ -10,6 +10,8 @@ namespace kindling::data {
 namespace fs = std::filesystem;
 
 namespace {
+constexpr int kNumClasses = 10;  // MNIST's digits, Fashion-MNIST's kinds of clothing
+
 // "<root>/<name>.gz" if it exists, else "<root>/<name>"; empty when neither does.
 std::string find_file(const std::string& root, const std::string& name) {
   for (const std::string& candidate : {root + "/" + name + ".gz", root + "/" + name}) {
@@ -53,6 +55,16 @@ MNIST::MNIST(const std::string& root, Split split, transforms::Transform transfo
   if (labels.dim() != 1 || labels.size(0) != images.size(0)) {
     throw IOError(name + ": " + labels_path + " holds " + shape_str(labels.shape()) + " labels for " +
                   std::to_string(images.size(0)) + " images in " + images_path + "; expected one label per image. " + hint);
+  }
+  // A label outside 0..9 would index past the 10 logits of the loss (or a classes() table) much later;
+  // refuse it here, where the file can be named.
+  const auto* l = static_cast<const std::uint8_t*>(labels.raw_data_ptr());
+  for (std::int64_t i = 0; i < labels.numel(); ++i) {
+    if (l[i] >= kNumClasses) {
+      throw IOError(name + ": " + labels_path + ": label " + std::to_string(l[i]) + " at index " + std::to_string(i) +
+                    " is not a class index 0.." + std::to_string(kNumClasses - 1) +
+                    " (corrupt file, or not an MNIST-format label file). " + hint);
+    }
   }
   images_ = images;
   labels_ = labels.to(kInt64);  // class indices are int64, as CrossEntropyLoss expects

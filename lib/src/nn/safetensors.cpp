@@ -20,6 +20,7 @@
 
 #include "kindling/nn/serialize.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "tensor/file_io.hpp"
 #include "tensor/op_helpers.hpp"
 
 static_assert(std::endian::native == std::endian::little,
@@ -69,19 +70,6 @@ bool parse_dtype(const std::string& s, DType& out) {
   throw IOError("safetensors: " + path + ": " + what);
 }
 
-void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      fail(path, std::string("write failed: ") + std::strerror(errno));
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-
 }  // namespace
 
 void save(const StateDict& state_dict, const std::string& path, const std::map<std::string, std::string>& metadata) {
@@ -113,36 +101,14 @@ void save(const StateDict& state_dict, const std::string& path, const std::map<s
   text.append((8 - text.size() % 8) % 8, ' ');  // the reference pads so the buffer starts 8-byte aligned
   const std::uint64_t n = text.size();
 
-  // 3. Atomic write: temporary file in the same folder, fsync, rename over the target.
-  const std::filesystem::path target(path);
-  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::string tmp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) fail(path, std::string("cannot create a temporary file in ") + dir.string() + ": " + std::strerror(errno));
-  try {
-    unsigned char len[8];
-    for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
-    write_all(fd, len, 8, path);
-    write_all(fd, text.data(), text.size(), path);
-    for (const Entry& e : entries) write_all(fd, e.t.raw_data_ptr(), e.t.nbytes(), path);
-    if (::fsync(fd) != 0) fail(path, std::string("fsync failed: ") + std::strerror(errno));
-    ::fchmod(fd, 0644);
-    if (::close(fd) != 0) fail(path, std::string("close failed: ") + std::strerror(errno));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename the temporary file into place: " + err);
-  }
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);  // make the rename itself durable
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  // 3. Atomic write: a unique temporary file in the same folder, every write checked, fsync, rename.
+  kindling::detail::AtomicWriter w(path, "safetensors: save");
+  unsigned char len[8];
+  for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
+  w.write(len, 8);
+  w.write(text);
+  for (const Entry& e : entries) w.write(e.t.raw_data_ptr(), e.t.nbytes());
+  w.commit();
 }
 
 namespace {
@@ -160,9 +126,7 @@ struct Parsed {
 };
 
 Parsed parse_header(std::ifstream& in, const std::string& path) {
-  std::error_code ec;
-  const std::uint64_t file_size = std::filesystem::file_size(path, ec);
-  if (ec) fail(path, "cannot read the file size: " + ec.message());
+  const std::uint64_t file_size = kindling::detail::check_regular_file(path, "safetensors");
   if (file_size < 8) fail(path, "file is " + std::to_string(file_size) + " bytes, too small to hold the 8-byte header length (empty or truncated file)");
   unsigned char len[8];
   if (!in.read(reinterpret_cast<char*>(len), 8)) fail(path, "cannot read the header length");
@@ -223,8 +187,9 @@ Parsed parse_header(std::ifstream& in, const std::string& path) {
       if (!s.is_number_integer() || s.get<std::int64_t>() < 0)
         fail(path, where + ": shape entries must be non-negative integers, got " + s.dump());
       const auto d = s.get<std::uint64_t>();
-      if (d != 0 && numel > (std::uint64_t(1) << 62) / d) fail(path, where + ": shape " + v["shape"].dump() + " is too large");
-      numel *= d;
+      // Checked in bytes, not elements: 2^61 F64 elements once passed as 0 bytes (numel * 8 wrapped).
+      if (__builtin_mul_overflow(numel, d, &numel) || numel > buffer_size)
+        numel = std::numeric_limits<std::uint64_t>::max();  // more than the file holds; reported below
       info.shape.push_back(static_cast<std::int64_t>(d));
     }
     const auto& off = v["data_offsets"];
@@ -235,7 +200,9 @@ Parsed parse_header(std::ifstream& in, const std::string& path) {
     if (info.begin > info.end) fail(path, where + ": data_offsets " + off.dump() + " end before they begin");
     if (info.end > buffer_size)
       fail(path, where + ": data_offsets " + off.dump() + " point past the end of the data (" + std::to_string(buffer_size) + " bytes): truncated or corrupt file");
-    const std::uint64_t need = numel * element_size(info.dtype);
+    std::uint64_t need = 0;
+    if (numel > buffer_size || __builtin_mul_overflow(numel, element_size(info.dtype), &need) || need > buffer_size)
+      fail(path, where + ": " + ds + " shape " + v["shape"].dump() + " is too large: it needs more bytes than the whole data section has (" + std::to_string(buffer_size) + " bytes): corrupt or hostile file");
     if (info.end - info.begin != need)
       fail(path, where + ": data_offsets " + off.dump() + " span " + std::to_string(info.end - info.begin) + " bytes but " + ds + " " + shape_str(info.shape) + " needs " + std::to_string(need));
     p.tensors.push_back(std::move(info));
@@ -256,6 +223,7 @@ Parsed parse_header(std::ifstream& in, const std::string& path) {
 }
 
 std::ifstream open_for_reading(const std::string& path) {
+  kindling::detail::check_regular_file(path, "safetensors");  // "is a directory", not a confusing read error
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open the file: ") + std::strerror(errno));
   return in;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dispatch.hpp"
+#include "kindling/tensor/checked.hpp"
 #include "internal.hpp"
 
 namespace kindling {
@@ -184,8 +185,19 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
     throw ValueError("arange: step " + std::to_string(st) + " truncates to 0 for dtype " +
                      dtype_name(options.dtype) + ". Hint: use an integer step, or a floating dtype.");
   }
-  const double len = options.dtype == kInt64 ? std::ceil(static_cast<double>(ei - si) / static_cast<double>(sti))
+  std::int64_t span = 0;
+  if (options.dtype == kInt64 && __builtin_sub_overflow(ei, si, &span)) {
+    throw ValueError("arange: the range [" + std::to_string(si) + ", " + std::to_string(ei) +
+                     ") is wider than an int64 can count. Hint: check the bounds.");
+  }
+  const double len = options.dtype == kInt64 ? std::ceil(static_cast<double>(span) / static_cast<double>(sti))
                                              : std::ceil((e - s) / st);
+  // The length is a double: 1e19 elements (or a NaN from inf - inf) must not reach an int64 cast.
+  if (!checked::fits_int64(len)) {
+    throw ValueError("arange: the range [" + std::to_string(s) + ", " + std::to_string(e) + ") with step " +
+                     std::to_string(st) + " would have " + std::to_string(len) +
+                     " elements, more than a tensor can hold. Hint: check the bounds and the step.");
+  }
   const auto n = std::max<std::int64_t>(0, static_cast<std::int64_t>(len));
   Tensor t = detail::make_tensor({n}, options.dtype);
   detail::dispatch(options.dtype, "arange", [&](auto tag) {

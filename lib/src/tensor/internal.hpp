@@ -18,6 +18,9 @@ class GradModeOff {
   bool previous_;
 };
 
+/// Storage for a contiguous `shape` of `dtype`, its size overflow-checked (checked.cpp); throws
+/// ShapeError for an impossible size and OutOfMemoryError naming the shape when allocation fails.
+std::shared_ptr<Storage> allocate_storage(const Shape& shape, DType dtype, Device device);
 /// A fresh, contiguous, uninitialised tensor.
 Tensor make_tensor(const Shape& shape, DType dtype, Device device = kCPU);
 /// A view of `base`'s storage with new geometry. Not recorded by autograd (callers record).

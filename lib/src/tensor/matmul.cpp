@@ -115,8 +115,13 @@ Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
     }
     return m;
   };
-  auto [ashape, astr] = as_matrices(a, a1, true);
-  auto [bshape, bstr] = as_matrices(b, b1, false);
+  // Named references, not structured bindings: the dispatch lambda below captures them, and C++20
+  // lets a lambda capture a structured binding only since P1091 (clang 16); clang 14 refuses it.
+  auto a_mat = as_matrices(a, a1, true), b_mat = as_matrices(b, b1, false);
+  Shape& ashape = a_mat.first;
+  Strides& astr = a_mat.second;
+  Shape& bshape = b_mat.first;
+  Strides& bstr = b_mat.second;
   const std::int64_t M = ashape.end()[-2], K = ashape.end()[-1], N = bshape.end()[-1];
   if (bshape.end()[-2] != K) {
     std::string msg = std::string(op) + ": shapes " + shape_str(a.shape()) + " and " + shape_str(b.shape()) +
@@ -132,11 +137,11 @@ Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
   const bool blas = is_floating_point(a.dtype());
   if (blas && !blas_layout(M, K, astr.end()[-2], astr.end()[-1]).ok) {
     a = contiguous_copy(a);
-    std::tie(ashape, astr) = as_matrices(a, a1, true);
+    a_mat = as_matrices(a, a1, true);
   }
   if (blas && !blas_layout(K, N, bstr.end()[-2], bstr.end()[-1]).ok) {
     b = contiguous_copy(b);
-    std::tie(bshape, bstr) = as_matrices(b, b1, false);
+    b_mat = as_matrices(b, b1, false);
   }
 
   Shape out_shape = batch;

@@ -15,8 +15,8 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <random>
 
+#include "file_io.hpp"
 #include "internal.hpp"
 
 namespace kindling {
@@ -192,35 +192,17 @@ void save_npy(const Tensor& t, const std::string& path) {
   for (std::size_t i = 0; i < (v2 ? 4u : 2u); ++i) out += static_cast<char>((len >> (8 * i)) & 0xff);
   out += header;
 
-  // Atomic: write a temporary file next to the target, then rename it over the target.
-  std::random_device rd;
-  const std::string tmp = path + ".tmp" + std::to_string(rd());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw IOError("save_npy: cannot open " + tmp + " for writing (does the folder exist?).");
-    f.write(out.data(), static_cast<std::streamsize>(out.size()));
-    f.write(static_cast<const char*>(c.raw_data_ptr()), static_cast<std::streamsize>(c.nbytes()));
-    f.flush();
-    if (!f) {
-      f.close();
-      std::remove(tmp.c_str());
-      throw IOError("save_npy: writing " + tmp + " failed (disk full?).");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw IOError("save_npy: cannot rename " + tmp + " to " + path + ": " + ec.message());
-  }
+  // Atomic: a unique temporary file next to the target, every write checked, fsync, rename.
+  detail::AtomicWriter w(path, "save_npy");
+  w.write(out);
+  w.write(c.raw_data_ptr(), c.nbytes());
+  w.commit();
 }
 
 Tensor load_npy(const std::string& path) {
+  const std::uint64_t file_size = detail::check_regular_file(path, "load_npy");  // a folder is not "empty"
   std::ifstream f(path, std::ios::binary);
-  if (!f) fail(path, "cannot open the file (does it exist, and may we read it?)");
-  f.seekg(0, std::ios::end);
-  const auto file_size = static_cast<std::uint64_t>(f.tellg());
-  f.seekg(0);
+  if (!f) fail(path, "cannot open the file (may we read it?)");
   if (file_size == 0) fail(path, "the file is empty");
 
   // Magic + version + header length.

@@ -1,5 +1,6 @@
 #include "kindling/tensor/shape.hpp"
 
+#include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/error.hpp"
 
 namespace kindling {
@@ -14,8 +15,12 @@ std::string shape_str(IntArrayRef shape) {
 }
 
 std::int64_t numel_of(IntArrayRef shape) {
+  // Overflow-checked: a shape such as [2^32, 2^32] must not wrap to 0 (checked.hpp explains why).
   std::int64_t n = 1;
-  for (auto s : shape) n *= s;
+  for (auto s : shape) {
+    if (s == 0) return 0;
+    if (__builtin_mul_overflow(n, s, &n)) return checked::numel(shape, "numel");  // throws ShapeError
+  }
   return n;
 }
 
@@ -24,7 +29,9 @@ Strides contiguous_strides(const Shape& shape) {
   std::int64_t step = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     strides[i] = step;
-    step *= std::max<std::int64_t>(shape[i], 1);
+    // Only an empty tensor can get here with a product past int64 (the storage size of any other is
+    // checked first); its strides are never used, so saturate instead of overflowing (UB).
+    if (__builtin_mul_overflow(step, std::max<std::int64_t>(shape[i], 1), &step)) step = INT64_MAX;
   }
   return strides;
 }

@@ -4,11 +4,14 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
+#include <string>
 #include <mutex>
 #include <new>
 #include <unordered_map>
 #include <vector>
 
+#include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/error.hpp"
 
 namespace kindling {
@@ -40,10 +43,14 @@ void count_alloc(Device d, std::size_t n) {
 // gives them back. Under AddressSanitizer the cache is off, so use-after-free stays detectable.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define KINDLING_NO_CACHING_ALLOCATOR 1  // g++ defines these under -fsanitize=address / thread
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KINDLING_NO_CACHING_ALLOCATOR 1  // clang says so through __has_feature instead
+#endif
 #endif
 class CpuCache {
  public:
-  static constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;  // keep at most 1 GiB idle
+  [[maybe_unused]] static constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;  // keep at most 1 GiB idle
 
   void* allocate(std::size_t nbytes) {
     const std::size_t size = rounded(nbytes);
@@ -66,7 +73,12 @@ class CpuCache {
     if (!raw) {
       empty();  // idle cached blocks may be what stands between us and success
       raw = std::malloc(size + 64);
-      if (!raw) throw std::bad_alloc();
+      if (!raw) {
+        throw OutOfMemoryError("Storage: cannot allocate " + std::to_string(nbytes) + " bytes (" +
+                               checked::human_bytes(static_cast<double>(nbytes)) +
+                               ") on cpu: out of memory. Hint: use a smaller batch or tensor, or keep less "
+                               "alive (NoGradGuard, detach).");
+      }
     }
     const auto addr = (reinterpret_cast<std::uintptr_t>(raw) + 64) & ~std::uintptr_t{63};
     void* data = reinterpret_cast<void*>(addr);
@@ -75,7 +87,7 @@ class CpuCache {
   }
 
   void release(void* data, std::size_t nbytes) {
-    const std::size_t size = rounded(nbytes);
+    [[maybe_unused]] const std::size_t size = rounded(nbytes);
 #ifndef KINDLING_NO_CACHING_ALLOCATOR
     {
       std::lock_guard lock(mutex_);
@@ -103,7 +115,13 @@ class CpuCache {
   }
 
  private:
-  static std::size_t rounded(std::size_t nbytes) { return (std::max<std::size_t>(nbytes, 1) + 63) / 64 * 64; }
+  // Sizes near SIZE_MAX would wrap when rounded up (and cannot be allocated anyway).
+  static std::size_t rounded(std::size_t nbytes) {
+    if (nbytes > (std::numeric_limits<std::size_t>::max() >> 1)) {
+      throw OutOfMemoryError("Storage: cannot allocate " + std::to_string(nbytes) + " bytes: more than memory can address.");
+    }
+    return (std::max<std::size_t>(nbytes, 1) + 63) / 64 * 64;
+  }
   std::mutex mutex_;
   std::unordered_map<std::size_t, std::vector<void*>> free_;  // rounded size -> idle blocks
   std::size_t cached_bytes_ = 0;

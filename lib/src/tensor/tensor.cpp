@@ -15,7 +15,7 @@ Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
     if (s < 0) throw ValueError("cannot create a tensor with a negative size: shape " + shape_str(shape));
   }
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(numel_of(shape) * element_size(dtype), device);
+  impl->storage = detail::allocate_storage(shape, dtype, device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "kindling/tensor/checked.hpp"
 #include "internal.hpp"
 
 namespace kindling {
@@ -31,8 +32,9 @@ Shape infer_size(const Shape& shape, std::int64_t numel, const char* op) {
     } else if (shape[i] < 0) {
       throw ShapeError(std::string(op) + ": invalid size " + str(shape[i]) + " in shape " + shape_str(shape) +
                        ". Sizes must be >= 0, or -1 for the one size to infer.");
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      throw ShapeError(std::string(op) + ": shape " + shape_str(shape) + " has more elements than an int64 can count "
+                       "(a tensor of " + str(numel) + " elements cannot take it).");
     }
   }
   if (infer) {
@@ -214,6 +216,9 @@ Tensor Tensor::expand(const Shape& sizes) const {
     out_shape[i] = size;
     out_strides[i] = stride;
   }
+  // A view holds no new memory, but every loop over it counts its elements: [2^40, 2^40] must not
+  // wrap to a small count (the sum of such a view once returned 0 without looking at anything).
+  checked::numel(out_shape, "expand");
   return record<"expand">(make_view(*this, out_shape, out_strides, storage_offset()), *this, IntArrayRef(out_shape));
 }
 

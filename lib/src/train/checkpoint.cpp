@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kindling/nn/serialize.hpp"
+#include "kindling/tensor/checked.hpp"
 
 namespace kindling::train {
 namespace {
@@ -58,7 +59,12 @@ Checkpoint load_checkpoint(const std::string& path) {
     else if (name.rfind("optimizer.", 0) == 0) c.optimizer[name.substr(10)] = t;
     else throw IOError("load_checkpoint: " + path + ": unexpected tensor \"" + name + "\".");
   }
-  c.epoch = static_cast<std::int64_t>(parse_double(meta, "epoch", path));
+  // Untrusted: "1e300", "nan" or "2.5" must not go through an undefined or silently truncating cast.
+  try {
+    c.epoch = checked::to_int64(parse_double(meta, "epoch", path), "load_checkpoint: " + path + ": \"epoch\"", 0);
+  } catch (const ValueError& e) {
+    throw IOError(e.what());  // a bad number in a file is a bad file
+  }
   c.loss = parse_double(meta, "loss", path);
   auto rng = meta.find("rng_state");
   if (rng == meta.end()) throw IOError("load_checkpoint: " + path + " has no \"rng_state\" entry.");

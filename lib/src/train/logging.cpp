@@ -12,21 +12,15 @@
 
 #include "kindling/tensor/error.hpp"
 #include "kindling/tensor/storage.hpp"
+#include "tensor/file_io.hpp"
 
 namespace kindling::train {
 namespace {
 
-// Write to a temporary file next to `path`, then rename: readers never see half a file.
+// Readers never see half a file: a unique temporary next to `path`, every write checked, fsync,
+// rename (tensor/file_io.hpp). A failure removes the temporary and keeps the previous file.
 void write_atomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw IOError("cannot write " + tmp + ": check that the folder exists and is writable.");
-    f << contents;
-    f.flush();
-    if (!f) throw IOError("writing " + tmp + " failed (disk full?).");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw IOError("cannot rename " + tmp + " to " + path + ".");
+  kindling::detail::write_file_atomically(path, contents, "TrainingLog");
 }
 
 std::string fmt(const char* f, double v) {

@@ -3,6 +3,7 @@
 /// Tabular data from a CSV file: a header row, numeric feature columns and one label column.
 /// The file is parsed once into a float32 [N, F] feature tensor and an [N] label tensor; errors
 /// name the line and the column. (Fields are plain numbers: quoted fields are not supported.)
+/// The field-level parsing lives in kindling/data/csv_parse.hpp.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +11,14 @@
 #include "kindling/data/dataset.hpp"
 
 namespace kindling::data {
+
+/// What CsvDataset does with NaN or infinite feature values ("nan", "inf" parse as numbers): they
+/// are rarely meant, and one NaN feature turns a whole training run's loss into NaN.
+enum class NonFinite {
+  Allow,  ///< keep them, silently
+  Warn,   ///< keep them, and print one warning per file (count and first line) to stderr
+  Error,  ///< refuse the file with an IOError naming the first line and column
+};
 
 /// Options of CsvDataset.
 struct CsvOptions {
@@ -19,6 +28,9 @@ struct CsvOptions {
   char delimiter = ',';
   /// Label dtype: int64 for class indices (values must be whole numbers), float32 for regression.
   DType label_dtype = kInt64;
+  /// NaN/inf features (NaN/inf labels are always refused for int64 labels; for float labels they
+  /// follow this option too).
+  NonFinite non_finite = NonFinite::Warn;
 };
 
 class CsvDataset {

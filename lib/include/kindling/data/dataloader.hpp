@@ -44,6 +44,7 @@ struct DataLoaderOptions {
   /// A new random order every epoch (a RandomSampler). Shuffle training data, not validation data.
   bool shuffle = false;
   /// Worker threads; 0 loads on the calling thread. 2–4 is usually plenty; in-memory data needs few.
+  /// At most detail::kMaxWorkers (256); more than the machine's cores prints a warning once.
   std::int64_t num_workers = 0;
   /// Drop the last batch when it is smaller than batch_size.
   bool drop_last = false;
@@ -81,6 +82,11 @@ EpochPlan plan_epoch(const Sampler& sampler, const DataLoaderOptions& options, G
 /// exception nested.
 [[noreturn]] void throw_sample_error(std::int64_t index, std::int64_t batch);
 [[noreturn]] void throw_collate_error(std::int64_t batch, const std::vector<std::int64_t>& indices);
+/// Called inside a catch block when starting worker `started` (of `num_workers`) failed (the
+/// system refused a thread): throws DataLoaderError with the reason and a hint.
+[[noreturn]] void throw_worker_start_error(std::int64_t started, std::int64_t num_workers);
+/// The most worker threads a DataLoader starts (more is refused: it is a mistake, not a speed-up).
+inline constexpr std::int64_t kMaxWorkers = 256;
 }  // namespace detail
 
 /// Iterates over a dataset in batches. D is any type with size() and a const get(index); Collate
@@ -132,7 +138,7 @@ class DataLoader {
         });
       } catch (...) {
         shutdown();
-        throw;
+        detail::throw_worker_start_error(static_cast<std::int64_t>(threads_.size()), num_workers);
       }
     }
     ~Epoch() { shutdown(); }

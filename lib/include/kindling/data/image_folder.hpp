@@ -23,7 +23,8 @@ struct ImageFolderOptions {
   /// 4 = RGBA, 0 = as stored in each file.
   int channels = 3;
   /// File extensions accepted (lower case, with the dot); others are skipped.
-  std::vector<std::string> extensions = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tga", ".ppm", ".pgm", ".pnm"};
+  /// (PNG and JPEG: the formats load_image decodes.)
+  std::vector<std::string> extensions = {".png", ".jpg", ".jpeg"};
 };
 
 class ImageFolder {

@@ -49,6 +49,11 @@ class Optimizer {
 namespace detail {
 Tensor scalar_state(double value);
 double read_scalar(const OptimizerState& state, const std::string& key, const char* optimizer);
+/// A whole-number counter (Adam's step) from a state dict, range-checked before any integer cast.
+std::int64_t read_count(const OptimizerState& state, const std::string& key, const char* optimizer);
+/// Throws ValueError "<optimizer>: invalid <name> <value>" unless lo <= value <= hi (< hi when hi_open);
+/// NaN always fails.
+void check_hyper(const char* optimizer, const char* name, double value, double lo, double hi, bool hi_open = false);
 Tensor read_buffer(const OptimizerState& state, const std::string& key, const Tensor& like,
                    const char* optimizer);
 }  // namespace detail

@@ -24,6 +24,8 @@ class DeviceError : public Error { using Error::Error; };
 class ValueError : public Error { using Error::Error; };
 /// A file that cannot be read or written, or whose contents are corrupt.
 class IOError : public Error { using Error::Error; };
+/// An allocation the machine cannot satisfy (PyTorch: "can't allocate memory", OutOfMemoryError).
+class OutOfMemoryError : public Error { using Error::Error; };
 /// Misuse of autograd (backward through a freed graph, in-place on a saved tensor, ...).
 class AutogradError : public Error { using Error::Error; };
 /// Thrown by exercise stubs: the learner has not written this part yet.

@@ -16,7 +16,7 @@ class Scalar {
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : kind_(Kind::Integral), i_(static_cast<std::int64_t>(v)), d_(static_cast<double>(v)) {}
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
-  Scalar(T v) : kind_(Kind::Floating), i_(static_cast<std::int64_t>(v)), d_(static_cast<double>(v)) {}
+  Scalar(T v) : kind_(Kind::Floating), i_(saturate(static_cast<double>(v))), d_(static_cast<double>(v)) {}
 
   Kind kind() const { return kind_; }
   bool is_floating_point() const { return kind_ == Kind::Floating; }
@@ -29,7 +29,16 @@ class Scalar {
   template <class T> T to() const {
     if constexpr (std::is_floating_point_v<T>) return static_cast<T>(d_);
     else if constexpr (std::is_same_v<T, bool>) return kind_ == Kind::Floating ? d_ != 0.0 : i_ != 0;
-    else return kind_ == Kind::Floating ? static_cast<T>(d_) : static_cast<T>(i_);
+    else return kind_ == Kind::Floating ? static_cast<T>(saturate(d_)) : static_cast<T>(i_);
+  }
+
+  /// d truncated to int64, saturating at the ends and NaN -> 0: casting 1e19 or NaN straight to an
+  /// integer is undefined behaviour in C++, so a huge float argument must never reach one.
+  static std::int64_t saturate(double d) {
+    if (!(d == d)) return 0;                                         // NaN
+    if (d >= 9223372036854775807.0) return INT64_MAX;                // 2^63 and above
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return static_cast<std::int64_t>(d);
   }
 
  private:

@@ -35,6 +35,12 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   }
   const std::int64_t class_dim = input.dim() >= 2 ? 1 : 0;
   if (input.dim() == 0) throw ShapeError("cross_entropy: input must be [batch, classes] or [classes], got a 0-d tensor.");
+  if (!target.defined() || target.dtype() != kInt64) {
+    throw DTypeError("cross_entropy: target must hold int64 class indices, got " +
+                     (target.defined() ? std::string(dtype_name(target.dtype())) + " " + shape_str(target.shape()) : "an undefined tensor") +
+                     " (class probabilities as targets are not supported). Hint: labels from a DataLoader are int64; "
+                     "convert others with .to(kd::kInt64).");
+  }
   Tensor logp = input.log_softmax(class_dim);  // stable: x - max - log(sum(exp(x - max)))
   Tensor loss = nll_loss(logp, target, {.reduction = o.reduction, .ignore_index = o.ignore_index, .weight = o.weight});
   if (o.label_smoothing <= 0) return loss;
@@ -95,6 +101,13 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const BCEWithLogitsLossOptions& o) {
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
+  // Targets are probabilities in [0, 1], so a floating tensor (PyTorch refuses int64 targets too:
+  // the loss would otherwise silently promote class indices, which is rarely what was meant).
+  if (!target.is_floating_point() || !input.is_floating_point()) {
+    throw DTypeError(std::string("binary_cross_entropy_with_logits: input and target must be floating-point, got input ") +
+                     dtype_name(input.dtype()) + " and target " + dtype_name(target.dtype()) +
+                     ". Hint: targets are probabilities; convert them with target.to(kd::kFloat32).");
+  }
   // loss = (1 - y) x + L (log(1 + exp(-x))), written with m = max(-x, 0) so exp never overflows:
   //   log(1 + exp(-x)) = m + log(exp(-m) + exp(-x - m))
   Tensor m = (-input).relu();

@@ -4,6 +4,8 @@
 //   p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
 #include "kindling/optim/adam.hpp"
 
+#include <limits>
+
 #include <cmath>
 
 #include "kindling/autograd/grad_mode.hpp"
@@ -63,13 +65,22 @@ void adam_update(T* p, const T* g, T* m, T* v, T* vmax, std::int64_t n, const Ad
 }
 }  // namespace
 
-void AdamBase::add_group(std::vector<Tensor> params, const AdamOptions& o) {
-  if (o.lr < 0) throw ValueError(std::string(name_) + ": invalid learning rate " + std::to_string(o.lr));
-  if (o.eps < 0) throw ValueError(std::string(name_) + ": invalid eps " + std::to_string(o.eps));
-  if (o.betas.first < 0 || o.betas.first >= 1 || o.betas.second < 0 || o.betas.second >= 1) {
-    throw ValueError(std::string(name_) + ": betas must be in [0, 1), got (" + std::to_string(o.betas.first) +
+namespace {
+// The same checks for options given in code and options read back from a state dict (NaN fails both).
+void validate(const AdamOptions& o, const char* name) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  detail::check_hyper(name, "learning rate", o.lr, 0, inf, true);
+  detail::check_hyper(name, "eps", o.eps, 0, inf, true);
+  if (!(o.betas.first >= 0 && o.betas.first < 1 && o.betas.second >= 0 && o.betas.second < 1)) {
+    throw ValueError(std::string(name) + ": betas must be in [0, 1), got (" + std::to_string(o.betas.first) +
                      ", " + std::to_string(o.betas.second) + ")");
   }
+  detail::check_hyper(name, "weight_decay", o.weight_decay, 0, inf, true);
+}
+}  // namespace
+
+void AdamBase::add_group(std::vector<Tensor> params, const AdamOptions& o) {
+  validate(o, name_);
   const std::size_t n = params.size();
   add_param_group_tensors(std::move(params), name_);
   options_.push_back(o);
@@ -133,9 +144,12 @@ OptimizerState AdamBase::state_dict() const {
 }
 
 void AdamBase::load_state_dict(const OptimizerState& in) {
+  // Everything is read and checked into copies first: a bad entry leaves the optimizer as it was.
+  std::vector<AdamOptions> options = options_;
+  std::vector<std::vector<ParamState>> state = state_;
   std::size_t index = 0;
   for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    auto& o = options_[gi];
+    auto& o = options[gi];
     const std::string g = "group." + std::to_string(gi) + ".";
     o.lr = detail::read_scalar(in, g + "lr", name_);
     o.betas = {detail::read_scalar(in, g + "beta1", name_), detail::read_scalar(in, g + "beta2", name_)};
@@ -143,21 +157,24 @@ void AdamBase::load_state_dict(const OptimizerState& in) {
     o.weight_decay = detail::read_scalar(in, g + "weight_decay", name_);
     o.amsgrad = detail::read_scalar(in, g + "amsgrad", name_) != 0;
     o.maximize = detail::read_scalar(in, g + "maximize", name_) != 0;
+    validate(o, name_);
     for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
       const Tensor& p = params_[gi][i];
       const std::string k = "state." + std::to_string(index) + ".";
       ParamState s;
       s.exp_avg = detail::read_buffer(in, k + "exp_avg", p, name_);
       if (s.exp_avg.defined()) {
-        s.step = static_cast<std::int64_t>(detail::read_scalar(in, k + "step", name_));
+        s.step = detail::read_count(in, k + "step", name_);
         s.exp_avg_sq = detail::read_buffer(in, k + "exp_avg_sq", p, name_);
         if (!s.exp_avg_sq.defined()) throw ValueError(std::string(name_) + ".load_state_dict: missing " + k + "exp_avg_sq");
         s.max_exp_avg_sq = detail::read_buffer(in, k + "max_exp_avg_sq", p, name_);
         if (o.amsgrad && !s.max_exp_avg_sq.defined()) s.max_exp_avg_sq = zeros_like(p);
       }
-      state_[gi][i] = std::move(s);
+      state[gi][i] = std::move(s);
     }
   }
+  options_ = std::move(options);
+  state_ = std::move(state);
 }
 
 Adam::Adam(std::vector<Tensor> params, AdamOptions options) : AdamBase(false, "Adam") {

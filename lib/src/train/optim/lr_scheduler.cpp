@@ -6,6 +6,8 @@
 #include <limits>
 #include <numbers>
 
+#include "kindling/tensor/checked.hpp"
+
 namespace kindling::optim {
 
 LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
@@ -37,10 +39,11 @@ void LRScheduler::load_state_dict(const std::map<std::string, double>& s) {
     if (it == s.end()) throw ValueError("LRScheduler.load_state_dict: missing \"" + k + "\"");
     return it->second;
   };
-  last_epoch_ = static_cast<std::int64_t>(get("last_epoch"));
+  // The state may come from a file: counters must be whole numbers, learning rates finite.
+  last_epoch_ = checked::to_int64(get("last_epoch"), "LRScheduler.load_state_dict: \"last_epoch\"", -1);
   for (std::size_t g = 0; g < base_lrs_.size(); ++g) {
-    base_lrs_[g] = get("base_lr." + std::to_string(g));
-    last_lr_[g] = get("last_lr." + std::to_string(g));
+    base_lrs_[g] = checked::finite(get("base_lr." + std::to_string(g)), "LRScheduler.load_state_dict: \"base_lr\"");
+    last_lr_[g] = checked::finite(get("last_lr." + std::to_string(g)), "LRScheduler.load_state_dict: \"last_lr\"");
   }
 }
 
@@ -129,10 +132,11 @@ void ReduceLROnPlateau::load_state_dict(const std::map<std::string, double>& s) 
     if (it == s.end()) throw ValueError(std::string("ReduceLROnPlateau.load_state_dict: missing \"") + k + "\"");
     return it->second;
   };
-  best_ = get("best");
-  num_bad_epochs_ = static_cast<std::int64_t>(get("num_bad_epochs"));
-  cooldown_counter_ = static_cast<std::int64_t>(get("cooldown_counter"));
-  last_epoch_ = static_cast<std::int64_t>(get("last_epoch"));
+  best_ = get("best");  // +-inf before the first step is legitimate; NaN is not
+  if (std::isnan(best_)) throw ValueError("ReduceLROnPlateau.load_state_dict: \"best\" is NaN (corrupt file?)");
+  num_bad_epochs_ = checked::to_int64(get("num_bad_epochs"), "ReduceLROnPlateau.load_state_dict: \"num_bad_epochs\"", 0);
+  cooldown_counter_ = checked::to_int64(get("cooldown_counter"), "ReduceLROnPlateau.load_state_dict: \"cooldown_counter\"", 0);
+  last_epoch_ = checked::to_int64(get("last_epoch"), "ReduceLROnPlateau.load_state_dict: \"last_epoch\"", -1);
 }
 
 }  // namespace kindling::optim

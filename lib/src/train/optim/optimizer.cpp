@@ -2,6 +2,7 @@
 #include "kindling/optim/optimizer.hpp"
 
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/creation.hpp"
 
 namespace kindling::optim {
@@ -58,7 +59,26 @@ double read_scalar(const OptimizerState& state, const std::string& key, const ch
     throw ValueError(std::string(optimizer) + ".load_state_dict: missing \"" + key +
                      "\". Was this state saved by a different optimizer or parameter grouping?");
   }
-  return it->second.item<double>();
+  if (!it->second.defined() || it->second.numel() != 1) {
+    throw ValueError(std::string(optimizer) + ".load_state_dict: \"" + key + "\" must hold one number, got " +
+                     (it->second.defined() ? shape_str(it->second.shape()) : std::string("an undefined tensor")) + ".");
+  }
+  // Hyper-parameters and counters are finite numbers; a NaN lr would silently turn every weight NaN.
+  return checked::finite(it->second.item<double>(), std::string(optimizer) + ".load_state_dict: \"" + key + "\"");
+}
+
+std::int64_t read_count(const OptimizerState& state, const std::string& key, const char* optimizer) {
+  // A step count of 1e158 once went through an undefined double -> int64 cast (and Adam's bias
+  // correction then turned the parameters NaN); a count must be a whole number from 0 to 2^53.
+  return checked::to_int64(read_scalar(state, key, optimizer),
+                           std::string(optimizer) + ".load_state_dict: \"" + key + "\"", 0, std::int64_t{1} << 53);
+}
+
+void check_hyper(const char* optimizer, const char* name, double value, double lo, double hi, bool hi_open) {
+  if (!(value >= lo) || (hi_open ? !(value < hi) : !(value <= hi))) {
+    throw ValueError(std::string(optimizer) + ": invalid " + name + " " + std::to_string(value) + " (expected a value in [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + (hi_open ? ")" : "]") + ").");
+  }
 }
 
 Tensor read_buffer(const OptimizerState& state, const std::string& key, const Tensor& like,

@@ -2,6 +2,8 @@
 // One fused loop per parameter: no temporaries, the same arithmetic order as torch.optim.SGD.
 #include "kindling/optim/sgd.hpp"
 
+#include <limits>
+
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 
@@ -9,11 +11,22 @@ namespace kindling::optim {
 
 SGD::SGD(std::vector<Tensor> params, SGDOptions options) { add_param_group(std::move(params), options); }
 
-void SGD::add_param_group(std::vector<Tensor> params, SGDOptions options) {
-  if (options.lr < 0) throw ValueError("SGD: invalid learning rate " + std::to_string(options.lr));
-  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0)) {
+namespace {
+// The same checks for options given in code and options read back from a state dict (NaN fails both).
+void validate(const SGDOptions& o) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  detail::check_hyper("SGD", "learning rate", o.lr, 0, inf, true);
+  detail::check_hyper("SGD", "momentum", o.momentum, 0, inf, true);
+  detail::check_hyper("SGD", "dampening", o.dampening, -inf, inf, true);
+  detail::check_hyper("SGD", "weight_decay", o.weight_decay, 0, inf, true);
+  if (o.nesterov && (o.momentum <= 0 || o.dampening != 0)) {
     throw ValueError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening.");
   }
+}
+}  // namespace
+
+void SGD::add_param_group(std::vector<Tensor> params, SGDOptions options) {
+  validate(options);
   const std::size_t n = params.size();
   add_param_group_tensors(std::move(params), "SGD");
   options_.push_back(options);
@@ -103,9 +116,12 @@ OptimizerState SGD::state_dict() const {
 }
 
 void SGD::load_state_dict(const OptimizerState& s) {
+  // Read and check into copies first: a bad entry leaves the optimizer as it was.
+  std::vector<SGDOptions> options = options_;
+  std::vector<std::vector<Tensor>> buffers = momentum_buffer_;
   std::size_t index = 0;
   for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    auto& o = options_[gi];
+    auto& o = options[gi];
     const std::string g = "group." + std::to_string(gi) + ".";
     o.lr = detail::read_scalar(s, g + "lr", "SGD");
     o.momentum = detail::read_scalar(s, g + "momentum", "SGD");
@@ -113,11 +129,14 @@ void SGD::load_state_dict(const OptimizerState& s) {
     o.weight_decay = detail::read_scalar(s, g + "weight_decay", "SGD");
     o.nesterov = detail::read_scalar(s, g + "nesterov", "SGD") != 0;
     o.maximize = detail::read_scalar(s, g + "maximize", "SGD") != 0;
+    validate(o);
     for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      momentum_buffer_[gi][i] = detail::read_buffer(s, "state." + std::to_string(index) + ".momentum_buffer",
-                                                    params_[gi][i], "SGD");
+      buffers[gi][i] = detail::read_buffer(s, "state." + std::to_string(index) + ".momentum_buffer",
+                                           params_[gi][i], "SGD");
     }
   }
+  options_ = std::move(options);
+  momentum_buffer_ = std::move(buffers);
 }
 
 }  // namespace kindling::optim
