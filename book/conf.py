@@ -220,11 +220,11 @@ def _layer_projects():
     location = {}
     for path in xml_dir.glob("*.xml"):
         if path.name.startswith(("class", "struct", "union")):
-            m = re.search(r'<compounddef [^>]*id="([^"]+)".*?<location file="([^"]+)"',
-                          path.read_text(encoding="utf-8"), re.S)
+            m = re.search(r'<compounddef [^>]*id="([^"]+)" kind="(\w+)".*?<compoundname>([^<]+)<'
+                          r'.*?<location file="([^"]+)"', path.read_text(encoding="utf-8"), re.S)
             if m:
-                location[m.group(1)] = m.group(2)
-    contents = {}  # layer -> {namespace: file name}
+                location[m.group(1)] = (m.group(2), _unescape(m.group(3)), m.group(4))
+    contents = {}  # layer -> {"namespaces": {namespace: file}, "classes": [(kind, name, header)]}
     for layer, *_ in kindling_api_layers:
         out = DOXYGEN_OUT / "layers" / layer
         out.mkdir(parents=True, exist_ok=True)
@@ -237,9 +237,14 @@ def _layer_projects():
                 compound = tree.getroot().find("compounddef")
                 for inner in compound.findall("innernamespace"):
                     compound.remove(inner)
+                # Classes are shown with doxygenclass (Breathe qualifies a class twice inside a
+                # content-only namespace); the namespace keeps its functions, types and variables.
                 for inner in compound.findall("innerclass"):
-                    if _layer_of(location.get(inner.get("refid"), "")) != layer:
-                        compound.remove(inner)
+                    kind, name, header = location.get(inner.get("refid"), ("", "", ""))
+                    if _layer_of(header) == layer and "::detail" not in name and "<" not in name:
+                        contents.setdefault(layer, {}).setdefault("classes", []).append(
+                            (kind, name, header))
+                    compound.remove(inner)
                 for section in compound.findall("sectiondef"):
                     for member in section.findall("memberdef"):
                         loc = member.find("location")
@@ -247,10 +252,10 @@ def _layer_projects():
                             section.remove(member)
                     if section.find("memberdef") is None:
                         compound.remove(section)
-                if compound.find("sectiondef") is not None or compound.find("innerclass") is not None:
+                if compound.find("sectiondef") is not None:
                     name = compound.findtext("compoundname")
                     if name != "std":
-                        contents.setdefault(layer, {})[name] = path.name
+                        contents.setdefault(layer, {}).setdefault("namespaces", {})[name] = path.name
                 text = ET.tostring(tree.getroot(), encoding="unicode")
                 if not target.is_file() or target.read_text(encoding="utf-8") != text:
                     target.write_text(text, encoding="utf-8")
@@ -264,5 +269,6 @@ def _layer_projects():
 
 
 _run_doxygen()
-# {layer: {namespace: xml file}}: which namespaces each API page shows (read by kindling_book.py).
+# {layer: {"namespaces": {name: xml file}, "classes": [(kind, name, header)]}}: what each API page
+# shows (read by kindling_book.py).
 kindling_api_namespaces = _layer_projects()

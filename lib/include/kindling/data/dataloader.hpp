@@ -47,7 +47,7 @@ struct DataLoaderOptions {
   std::int64_t num_workers = 0;
   /// Drop the last batch when it is smaller than batch_size.
   bool drop_last = false;
-  /// Accepted for PyTorch parity; page-locked memory only matters with a GPU (chapter 8).
+  /// Accepted for PyTorch parity; page-locked memory only matters with a GPU.
   bool pin_memory = false;
   /// Seed of the loader's own generator (epoch orders and per-sample augmentation). Without it
   /// (and without `generator`) each epoch draws from kd::default_generator(), so kd::manual_seed()

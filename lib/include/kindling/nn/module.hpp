@@ -113,7 +113,7 @@ class Module {
   /// Tensor handle an optimizer holds keeps pointing at the same parameter. Integer buffers
   /// (num_batches_tracked) are left alone, as in PyTorch.
   Module& to(DType dtype);
-  /// Moves parameters and buffers to `device` in place. Only the CPU exists until chapter 8.
+  /// Moves parameters and buffers to `device` in place. Only the CPU exists in this build.
   Module& to(Device device);
 
   // ---- saving -------------------------------------------------------------------------------------
