@@ -378,12 +378,16 @@ class CheckOutput(SphinxDirective):
         assert adam > 0.01
         ```
 
+    With ``:same-as: OTHER`` (and optionally ``:lines:`` / ``:other-lines:``) the two outputs must be
+    the same, line for line (trailing spaces aside).
+
     Each `name: regex` line binds a value (group 1, a number when it parses as one) found exactly once;
     each `assert EXPR` line must hold (plain Python over those names, plus abs/min/max/round)."""
 
     required_arguments = 1
     has_content = True
-    option_spec = {"same-as": directives.unchanged}
+    option_spec = {"same-as": directives.unchanged, "lines": directives.unchanged,
+                   "other-lines": directives.unchanged}
 
     def run(self):
         source = self.arguments[0]
@@ -391,7 +395,10 @@ class CheckOutput(SphinxDirective):
         if "same-as" in self.options:
             other = self.options["same-as"]
             theirs = _capture_text(self, other)
-            if [l.rstrip() for l in text.splitlines()] != [l.rstrip() for l in theirs.splitlines()]:
+            mine = _select_lines(self, text, self.options.get("lines"), f"check-output {source}")
+            spec = self.options.get("other-lines", self.options.get("lines"))
+            theirs = _select_lines(self, theirs, spec, f"check-output {other}")
+            if [l.rstrip() for l in mine] != [l.rstrip() for l in theirs]:
                 logger.warning(f"check-output: the prose says {source} and {other} print the same, "
                                "but their outputs differ", location=(self.env.docname, self.lineno))
         names = {}

@@ -68,8 +68,7 @@ int main() {
   // [snippet: run-relu]
   WithModule a;
   WithFunction b;
-  // same names ("fc.weight", "fc.bias"): copy a's weights into b
-  b.load_state_dict(a.state_dict());
+  b.load_state_dict(a.state_dict());  // same names: copy a's weights into b
   kd::Tensor x = kd::randn({2, 4});
   std::cout << a << "\n" << b << "\n";
   std::cout << "same output: " << std::boolalpha << kd::equal(a(x), b(x)) << "\n";

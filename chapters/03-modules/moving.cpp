@@ -1,7 +1,7 @@
 // Chapter 3 — model.to(...) converts every registered parameter and buffer in place. A
 // tensor made by hand inside the model is not registered, so it stays behind — and the
-// next forward fails. Only the CPU exists until chapter 8, so this program shows the
-// same trap with a dtype (float32 → float64).
+// next forward fails. This book's machine has no GPU, so this program shows the same
+// trap with a dtype (float32 → float64).
 #include <kindling/nn.hpp>
 
 #include <iostream>

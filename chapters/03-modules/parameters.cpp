@@ -55,12 +55,9 @@ int main() {
 
   // [snippet: forgotten-run]
   ScaledNet scaled;
+  bool found = false;
+  for (const kd::Tensor& p : scaled.parameters()) found |= p.is_same(scaled.scale);
   std::cout << "ScaledNet has " << scaled.parameters().size() << " parameter tensors; "
-            << "scale is among them: " << std::boolalpha <<
-      [&] {
-        for (auto& p : scaled.parameters())
-          if (p.is_same(scaled.scale)) return true;
-        return false;
-      }() << "\n";
+            << "scale is among them: " << std::boolalpha << found << "\n";
   // [end]
 }

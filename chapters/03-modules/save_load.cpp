@@ -36,12 +36,10 @@ int main() {
   kd::manual_seed(0);
   // [snippet: state-dict]
   SimpleNet model;
-  // names → tensors (views of the model's own memory)
-  kd::StateDict sd = model.state_dict();
+  kd::StateDict sd = model.state_dict();  // names → tensors (views of the weights)
   for (const auto& [name, t] : sd)
     std::cout << name << " " << kd::shape_str(t.shape()) << "\n";
-  // torch.save(model.state_dict(), "model.pth")
-  kd::save(sd, "ch03_model.safetensors");
+  kd::save(sd, "ch03_model.safetensors");  // torch.save(model.state_dict(), path)
   // [end]
 
   // [snippet: load]
@@ -49,8 +47,7 @@ int main() {
   kd::Tensor x = kd::rand({2, 784});
   std::cout << "before loading, same output: " << std::boolalpha
             << kd::equal(model(x), restored(x)) << "\n";
-  // 2. load the values
-  restored.load_state_dict(kd::load("ch03_model.safetensors", kd::kCPU));
+  restored.load_state_dict(kd::load("ch03_model.safetensors", kd::kCPU));  // 2. load
   std::cout << "after loading,  same output: " << kd::equal(model(x), restored(x))
             << "\n";
   // [end]

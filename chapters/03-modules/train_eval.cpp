@@ -15,8 +15,7 @@ int main() {
   kd::nn::Dropout dropout(0.5);
   kd::Tensor x = kd::ones({2, 6});
   dropout.train();
-  std::cout << "train(): " << dropout(x)
-            << "\n";  // zeros, survivors scaled by 1/(1-p) = 2
+  std::cout << "train(): " << dropout(x) << "\n";  // zeros; survivors scaled by 2
   dropout.eval();
   std::cout << "eval():  " << dropout(x) << "\n";  // the identity
   // [end]

@@ -25,8 +25,8 @@ std::string label_counts(const kd::Tensor& labels) {
 
 int main() {
   kd::manual_seed(0);
-  // 1,000 samples stored class by class, as many data files are: 100 of label 0, then
-  // 100 of label 1, ...
+  // 1,000 samples stored class by class, as many data files are: 100 of label 0,
+  // then 100 of label 1, ...
   const std::int64_t n = 1000;
   kd::Tensor features = kd::randn({n, 1});
   std::vector<std::int64_t> sorted_labels(n);

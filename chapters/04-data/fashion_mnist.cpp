@@ -13,38 +13,31 @@ namespace T = kd::data::transforms;
 
 int main() {
   // [snippet: raw]
-  // PyTorch: datasets.FashionMNIST(root, train=True, download=True)
-  // /usr/share/datasets/fashion-mnist
+  // From /usr/share/datasets/fashion-mnist (Debian's dataset-fashion-mnist).
   kd::data::FashionMNIST train(kd::data::Split::Train);
   kd::data::FashionMNIST test(kd::data::Split::Test);
-  // no transform: the image as stored, uint8 [28, 28]
-  auto [image, label] = train.get(0);
+  auto [image, label] = train.get(0);  // no transform: as stored, uint8 [28, 28]
   // [end]
   std::cout << "train: " << train.size() << " images, test: " << test.size()
             << " images (from " << train.root() << ")\n";
+  const auto k = static_cast<std::size_t>(label.item<std::int64_t>());
   std::cout << "train[0]: image " << kd::shape_str(image.shape()) << " "
             << kd::dtype_name(image.dtype()) << ", pixel range "
             << image.min().item<std::int64_t>() << ".."
-            << image.max().item<std::int64_t>() << ", label "
-            << label.item<std::int64_t>() << " = "
-            << kd::data::FashionMNIST::classes()[static_cast<std::size_t>(
-                   label.item<std::int64_t>())]
-            << "\n";
+            << image.max().item<std::int64_t>() << ", label " << k << " = "
+            << kd::data::FashionMNIST::classes()[k] << "\n";
 
   // [snippet: to-tensor]
   kd::data::FashionMNIST as_tensors(kd::data::Split::Train, T::ToTensor());
-  // float32 [1, 28, 28] in [0, 1]: channels first
-  kd::Tensor x = as_tensors.get(0).data;
+  kd::Tensor x = as_tensors.get(0).data;  // float32 [1, 28, 28] in [0, 1]
   // [end]
   std::printf("ToTensor: %s %s, range %.3f..%.3f\n", kd::shape_str(x.shape()).c_str(),
               kd::dtype_name(x.dtype()), x.min().item<double>(),
               x.max().item<double>());
 
   // [snippet: stats]
-  // Normalize needs the training set's mean and std (never the test set's): compute
-  // them once.
-  // [60000, 28, 28] in [0, 1]
-  kd::Tensor pixels = train.data().to(kd::kFloat32) / 255.0;
+  // Normalize needs the training set's mean and std (never the test set's).
+  kd::Tensor pixels = train.data().to(kd::kFloat32) / 255.0;  // [60000, 28, 28]
   const double mean = pixels.mean().item<double>();
   const double stdev = pixels.std().item<double>();
   auto normalize = T::Compose({T::ToTensor(), T::Normalize({mean}, {stdev})});
@@ -56,13 +49,10 @@ int main() {
               z.max().item<double>(), z.mean().item<double>());
 
   // [snippet: hwc]
-  // Image files (and NumPy arrays) are HWC. Save a 3-channel version of the image as
-  // PNG, read it back:
-  // [28, 28, 3] uint8, yellow
-  kd::Tensor rgb = kd::stack({image, image, kd::zeros_like(image)}, 2);
+  // Image files (and NumPy arrays) are HWC: save a yellow version as PNG, read it back.
+  kd::Tensor rgb = kd::stack({image, image, kd::zeros_like(image)}, 2);  // [28, 28, 3]
   kd::data::save_png(rgb, "ch04_fashion_mnist_rgb.png");
-  // [H, W, C] uint8
-  kd::Tensor loaded = kd::data::load_image("ch04_fashion_mnist_rgb.png");
+  kd::Tensor loaded = kd::data::load_image("ch04_fashion_mnist_rgb.png");  // [H, W, C]
   kd::Tensor chw = T::ToTensor()(loaded);  // [C, H, W] float32
   // [end]
   std::cout << "load_image: " << kd::shape_str(loaded.shape()) << " "

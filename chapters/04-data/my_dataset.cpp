@@ -1,6 +1,6 @@
-// Chapter 4 — a Dataset over in-memory data and labels (the PyTorch walk-through's
-// MyDataset), and the DataLoader with the walk-through's settings: batch 32, shuffle
-// on, 4 workers, pin_memory on.
+// Chapter 4 — a Dataset over in-memory data and labels (PyTorch's classic MyDataset
+// example), and a DataLoader with the usual settings: batch 32, shuffle on, 4 workers,
+// pin_memory on.
 #include <kindling/data.hpp>
 
 #include <cstdio>
@@ -20,16 +20,14 @@ struct MyDataset {
 
   kd::data::Example get(std::int64_t idx) const {  // __getitem__
     kd::data::check_index(idx, size(), "MyDataset");
-    // Per-sample preprocessing belongs here: get() runs inside the DataLoader's worker
-    // threads, so with num_workers = 4 four samples are preprocessed at once. (Here:
-    // standardise the row.)
-    kd::Tensor x = data[idx];  // [4], a view of row idx
+    // Per-sample preprocessing belongs here: get() runs in the DataLoader's worker
+    // threads, so with num_workers = 4 four samples are preprocessed at once.
+    kd::Tensor x = data[idx];  // [4], a view of row idx: standardise it
     kd::Tensor standardised = (x - x.mean()) / (x.std() + 1e-6);
     return {standardised, labels[idx]};  // {features [4], label (0-d int64)}
   }
 };
-// checked at compile time: size() and get() exist
-static_assert(kd::data::Dataset<MyDataset>);
+static_assert(kd::data::Dataset<MyDataset>);  // checked when compiling: size(), get()
 // [end]
 
 int main() {
@@ -45,15 +43,12 @@ int main() {
   // [end]
 
   // [snippet: loader]
-  // PyTorch: DataLoader(dataset, batch_size=32, shuffle=True, num_workers=4,
-  // pin_memory=True)
-  kd::data::DataLoader loader(
-      dataset,
-      {.batch_size = 32, .shuffle = true, .num_workers = 4, .pin_memory = true});
+  kd::data::DataLoader loader(dataset, {.batch_size = 32, .shuffle = true,
+                                        .num_workers = 4, .pin_memory = true});
   std::cout << "len(loader) = " << loader.size() << " batches\n";  // ceil(1000 / 32)
   std::int64_t seen = 0, step = 0;
-  for (auto& [inputs, labels] :
-       loader) {  // inputs: [32, 4] float32, labels: [32] int64
+  // inputs: [32, 4] float32, labels: [32] int64
+  for (auto& [inputs, labels] : loader) {
     if (step < 2 || step == loader.size() - 1) {
       std::cout << "batch " << step << ": inputs " << kd::shape_str(inputs.shape())
                 << ", labels " << kd::shape_str(labels.shape()) << " "

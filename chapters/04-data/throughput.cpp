@@ -32,8 +32,7 @@ struct SlowDisk {
                                 kd::data::transforms::ToTensor()};
   std::int64_t size() const { return 512; }
   kd::data::Example get(std::int64_t i) const {
-    // waiting for the "disk"
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the "disk"
     return images.get(i);
   }
 };

@@ -43,7 +43,8 @@ int main() {
 
   // Where it really hurts: keeping outputs of a loop that never calls backward — an
   // evaluation loop without NoGradGuard. Every output holds its whole graph (inputs,
-  // activations). [snippet: eval-graphs]
+  // activations).
+  // [snippet: eval-graphs]
   std::vector<kd::Tensor> outputs;
   const std::size_t before = kd::memory::allocated_bytes();
   for (auto& [images, labels] : loader)

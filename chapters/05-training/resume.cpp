@@ -58,8 +58,8 @@ int main() {
     // [snippet: checkpoint]
     // clang-format off
     kd::train::save_checkpoint({.model = r.model.state_dict(),
-                                .optimizer = r.optimizer.state_dict(),  // Adam's m, v, step
-                                .scheduler = r.scheduler.state_dict(),  // where the lr is
+                                .optimizer = r.optimizer.state_dict(),  // m, v, step
+                                .scheduler = r.scheduler.state_dict(),  // lr position
                                 .epoch = 2,
                                 .loss = resumed.back(),
                                 .rng_state = kd::default_generator().get_state()},

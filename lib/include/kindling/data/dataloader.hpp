@@ -139,7 +139,9 @@ class DataLoader {
     Epoch(const Epoch&) = delete;
     Epoch& operator=(const Epoch&) = delete;
 
-    /// The next batch in order, or nullopt at the end of the epoch. Rethrows a worker's error.
+    // [snippet: next]
+    /// The next batch in order, or nullopt at the end of the epoch. Rethrows a worker's
+    /// error.
     std::optional<Batch> next() {
       if (threads_.empty()) {  // num_workers = 0: load right here
         if (next_yield_ >= num_batches_) return std::nullopt;
@@ -155,6 +157,7 @@ class DataLoader {
       if (node.mapped().error) std::rethrow_exception(node.mapped().error);
       return std::move(node.mapped().batch);
     }
+    // [end]
 
    private:
     struct Result {
@@ -184,13 +187,15 @@ class DataLoader {
       }
     }
 
+    // [snippet: worker-loop]
     void worker_loop() {
       for (;;) {
         std::int64_t k;
         {
           std::unique_lock lock(mutex_);
-          work_cv_.wait(lock, [&] {
-            return stop_ || next_dispatch_ >= num_batches_ || next_dispatch_ < next_yield_ + window_;
+          work_cv_.wait(lock, [&] {  // wait for room in the window of batches ahead
+            return stop_ || next_dispatch_ >= num_batches_ ||
+                   next_dispatch_ < next_yield_ + window_;
           });
           if (stop_ || next_dispatch_ >= num_batches_) return;
           k = next_dispatch_++;
@@ -208,6 +213,7 @@ class DataLoader {
         ready_cv_.notify_one();  // only the loop's thread waits on ready_cv_
       }
     }
+    // [end]
 
     void shutdown() {
       {
