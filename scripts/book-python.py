@@ -10,7 +10,8 @@
 
     /usr/bin/python3 scripts/book-python.py [BUILD] [--fresh] [--only NAME]...
 
-Each file runs with the outputs folder as its working directory, in a forked child of one parent that
+Each file runs with the outputs folder as its working directory (and $KINDLING_CHAPTER naming its
+chapter's folder, for the logs of full runs committed in captured/), in a forked child of one parent that
 imported torch (and matplotlib) once, so twenty twins cost one `import torch`. Its output is cached by
 a hash of the file, of the files it declares as inputs, and of the Python/PyTorch/matplotlib versions;
 it runs again only when one of them changed (`--fresh` runs everything). A file may declare, on lines
@@ -90,6 +91,9 @@ def run_one(kind, name, path, outputs, capture_path):
             os.dup2(fd, 1)
             os.dup2(fd, 2)
             os.chdir(outputs)
+            # The chapter's folder, for files committed with it (captured/ full runs).
+            chapter = path.parent.parent if path.parent.name == "figures" else path.parent
+            os.environ["KINDLING_CHAPTER"] = str(chapter)
             sys.argv = [str(path)]
             sys.path.insert(0, str(HERE / "book" / "ext"))
             import runpy

@@ -80,6 +80,7 @@ sphinx() {  # sphinx BUILDER OUT
 }
 echo "== book: doxygen + sphinx-build -W${full[*]:+ (from scratch)} ($(elapsed))"
 sphinx html "$BOOK/html"
+full=()  # the single page reuses the environment the html build just made
 if [[ $SINGLE -eq 1 ]]; then
   echo "== book: the whole book as one page ($(elapsed))"
   sphinx singlehtml "$BOOK/singlehtml"

@@ -84,6 +84,30 @@ def _note_use(env, path, name):
     uses.setdefault(env.docname, set()).add((str(Path(path).resolve()), name))
 
 
+def brace_balance(code):
+    """{ minus } of C++ code, outside strings, character literals and comments."""
+    depth, i, n = 0, 0, len(code)
+    while i < n:
+        c = code[i]
+        if code.startswith("//", i):
+            i = code.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        if code.startswith("/*", i):
+            i = code.find("*/", i + 2)
+            i = n if i < 0 else i + 2
+            continue
+        if c in "\"'":
+            j = i + 1
+            while j < n and code[j] != c:
+                j += 2 if code[j] == "\\" else 1
+            i = j + 1
+            continue
+        depth += (c == "{") - (c == "}")
+        i += 1
+    return depth
+
+
 class KindlingLiteralInclude(LiteralInclude):
     """``literalinclude`` that understands snippet markers (nesting-aware, checked, recorded as used),
     and captions every listing of a repository file with its path, linked to the whole file."""
@@ -119,6 +143,14 @@ class KindlingLiteralInclude(LiteralInclude):
         if "language" not in self.options:
             self.options["language"] = LANGUAGES.get(Path(filename).suffix, "text")
         result = super().run()
+        if m and self.options.get("language") == "cpp":
+            for block in (n for node in result for n in node.findall(nodes.literal_block)):
+                balance = brace_balance(block.astext())
+                if balance:
+                    logger.warning(f"snippet '{m.group(1)}' of {repo_path or filename} leaves "
+                                   f"{abs(balance)} brace(s) {'open' if balance > 0 else 'unopened'}: "
+                                   "a listing should be a complete piece of code (move its [end])",
+                                   location=(self.env.docname, self.lineno))
         if repo_path and not captioned and not self.env.docname.startswith("sources/"):
             for caption in (n for node in result for n in node.findall(nodes.caption)):
                 caption.children = []
@@ -282,11 +314,43 @@ def check_capture_fresh(env, path, header):
 class Captured(SphinxDirective):
     """```{captured} captured/ch05_cnn.txt``` -- a committed capture, with where and when it was made.
 
-    Options: ``:lines:`` (of the output), ``:grep:`` (a regex: only matching lines), ``:caption:``."""
+    Options: ``:lines:`` (of the output), ``:grep:`` (a regex: only matching lines), ``:caption:``;
+    ``:agrees-with: PROGRAM`` with ``:compare: REGEX``: every line of this build's (shorter) run of
+    PROGRAM that matches REGEX must match the capture's line of the same rank, number for number
+    within ``:tolerance:`` (relative, default 0.01) — the short run reproduces the start of the full
+    one, or the capture is out of date."""
 
     required_arguments = 1
     option_spec = {"lines": directives.unchanged, "grep": directives.unchanged,
-                   "caption": directives.unchanged}
+                   "caption": directives.unchanged, "agrees-with": directives.unchanged,
+                   "compare": directives.unchanged, "tolerance": directives.unchanged}
+
+    def check_agreement(self, path, body):
+        program, pattern = self.options["agrees-with"], self.options.get("compare")
+        if not pattern:
+            raise self.error("captured: :agrees-with: needs :compare: REGEX")
+        regex = re.compile(pattern)
+        tolerance = float(self.options.get("tolerance", 0.01))
+        ours = [m for m in map(regex.search, read_output(self, program).splitlines()) if m]
+        theirs = [m for m in map(regex.search, body) if m]
+        if not ours:
+            raise self.error(f"captured: no line of {program}'s output matches {pattern!r}")
+        for k, m in enumerate(ours):
+            if k >= len(theirs):
+                logger.warning(f"captured: {path} has fewer matching lines than {program}'s run",
+                               location=(self.env.docname, self.lineno))
+                return
+            for a, b in zip(m.groups(), theirs[k].groups()):
+                try:
+                    x, y = float(a), float(b)
+                    same = abs(x - y) <= tolerance * max(abs(x), abs(y), 1e-12)
+                except ValueError:
+                    same = a == b
+                if not same:
+                    logger.warning(f"captured: {path} is out of date: this build's {program} printed "
+                                   f"{m.group(0)!r} where the capture has {theirs[k].group(0)!r} "
+                                   "(re-capture it)", location=(self.env.docname, self.lineno))
+                    return
 
     def run(self):
         rel, path = self.env.relfn2path(self.arguments[0])
@@ -303,6 +367,8 @@ class Captured(SphinxDirective):
             logger.warning(f"captured: {path} is stale: {', '.join(stale)} changed since it was captured "
                            f"(re-capture: {header.get('recapture', ['scripts/capture-run.sh'])[0]})",
                            location=(self.env.docname, self.lineno))
+        if "agrees-with" in self.options:
+            self.check_agreement(path, body)
         lines = _select_lines(self, "\n".join(body), self.options.get("lines"), f"captured {path}")
         if "grep" in self.options:
             pattern = re.compile(self.options["grep"])

@@ -141,7 +141,7 @@ int main() {
   report("ok", "CUDA build",
          cuda_built ? "yes (compiled with CUDA support)" : "no (CPU-only build)",
          cuda_built ? ""
-                    : "fine for chapters 1-7; chapter 8 adds the CUDA layer (built "
+                    : "fine: every chapter runs on the CPU (the CUDA layer is built "
                       "when nvcc is in /usr/local/cuda)");
   if (gpu.device_count > 0) {
     report("ok", "GPU",
@@ -153,7 +153,7 @@ int main() {
     report("ok", "GPU",
            "none visible: " +
                (gpu.problem.empty() ? "the driver reports 0 devices" : gpu.problem),
-           "not needed: everything but chapter 8 runs on the CPU");
+           "not needed: every chapter runs on the CPU");
   }
   // [end]
 

@@ -26,10 +26,10 @@ void fit(bool zero_grad) {
       kd::NoGradGuard no_grad;  // optimizer.step(): not recorded
       w -= 0.1 * w.grad();
     }
-    // [end]
     std::printf("step %d  loss %8.3f  w.grad %9.3f  w %7.3f\n", step,
                 loss.item<double>(), w.grad().item<double>(), w.item<double>());
   }
+  // [end]
 }
 
 int main() {

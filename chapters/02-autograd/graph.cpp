@@ -56,9 +56,7 @@ int main() {
     describe(name, t);
 
   std::cout << "-- the graph, walked from loss.grad_fn() through next_functions\n";
-  // [snippet: walk-call]
   print_graph(loss.grad_fn());
-  // [end]
 
   // [snippet: dot]
   std::ofstream("ch02_graph.dot") << kd::autograd::to_dot(loss, {{"w", w}, {"b", b}});

@@ -1,7 +1,7 @@
 #pragma once
-// What every chapter-5 program shares: the seed's SimpleNet, the Fashion-MNIST
-// datasets, and the evaluation loop. (The training loop itself is written out in each
-// program — it is the point.)
+// What every chapter-5 program shares: SimpleNet, the Fashion-MNIST datasets, and the
+// evaluation loop. (The training loop itself is written out in each program — it is the
+// point.)
 #include <cstdio>
 #include <kindling/kindling.hpp>
 #include <string>

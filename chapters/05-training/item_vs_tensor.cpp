@@ -28,17 +28,15 @@ int main() {
     kd::Tensor loss = criterion(model(images), labels);
     loss.backward();
     optimizer.step();
-    total += loss.item<double>();  // copies one float out; the tensor (and its graph)
-                                   // can die
+    total += loss.item<double>();  // one float out: the tensor and graph can die
     kept.push_back(loss);          // keeps the tensor and its grad_fn chain alive
   }
   // [end]
   std::printf("training, %lld steps: mean loss %.4f\n",
               static_cast<long long>(loader.size()), total / loader.size());
-  std::printf(
-      "  kept %zu loss tensors: %.4f MB of storage (backward already freed their saved "
-      "activations)\n",
-      kept.size(), megabytes(kept.size() * sizeof(float)));
+  std::printf("  kept %zu loss tensors: %.4f MB of storage (backward already freed"
+              " their saved activations)\n",
+              kept.size(), megabytes(kept.size() * sizeof(float)));
   kept.clear();
 
   // Where it really hurts: keeping outputs of a loop that never calls backward — an

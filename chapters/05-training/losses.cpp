@@ -9,8 +9,8 @@ struct MaybeSoftmaxNet : SimpleNet {
   bool extra_softmax = false;
   kd::Tensor forward(const kd::Tensor& x) override {
     kd::Tensor logits = SimpleNet::forward(x);
-    return extra_softmax ? logits.softmax(1)
-                         : logits;  // probabilities squashed into [0, 1]
+    // The mistake: probabilities squashed into [0, 1] where logits belong.
+    return extra_softmax ? logits.softmax(1) : logits;
   }
 };
 
@@ -51,13 +51,12 @@ int main(int argc, char** argv) {
   // With probabilities p in [0, 1] as "logits", the best case (p = 1 for the true
   // class, 0 for the other nine) still costs -log(e / (e + 9)) = log(1 + 9/e).
   std::printf(
-      "(with the extra softmax the loss can never go below log(1 + 9/e) = %.4f: the "
-      "values\n"
-      " CrossEntropy sees are squashed into [0, 1], so its gradients stay small)\n",
+      "(with the extra softmax the loss can never go below log(1 + 9/e) = %.4f:\n"
+      " the values CrossEntropy sees are squashed into [0, 1], so its gradients"
+      " stay small)\n",
       std::log(1 + 9 / std::exp(1.0)));
 
-  // Regression: y = 2x + 1 plus noise, with 5 % of the targets replaced by wild
-  // outliers (+30).
+  // Regression: y = 2x + 1 plus noise, 5 % of the targets wild outliers (+30).
   kd::manual_seed(1);
   const std::int64_t n = 400;
   kd::Tensor x = kd::rand({n, 1}) * 4 - 2;
@@ -65,8 +64,8 @@ int main(int argc, char** argv) {
   kd::Tensor outlier = (kd::rand({n, 1}) < 0.05).to(kd::kFloat32);
   y = y + outlier * 30;
   std::printf(
-      "\nfitting y = 2x + 1 with %.0f outliers among %lld points (full-batch SGD, 300 "
-      "steps):\n",
+      "\nfitting y = 2x + 1 with %.0f outliers among %lld points"
+      " (full-batch SGD, 300 steps):\n",
       outlier.sum().item<double>(), static_cast<long long>(n));
   for (int which = 0; which < 2; ++which) {
     kd::manual_seed(2);

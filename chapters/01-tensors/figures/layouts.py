@@ -1,10 +1,8 @@
-"""Memory layouts drawn from what the chapter's programs measured: each view's
-storage as a strip of cells on the left, the view as a grid on the right, every
-element coloured like the storage cell it reads.
-
-- ch01_memory_layout.svg: x = arange(6).view(2, 3) and four views (ch01_strides.jsonl);
-- ch01_broadcast_layout.svg: broadcasting as a stride-0 view (ch01_broadcasting.jsonl).
-"""
+"""Memory layouts drawn from what the chapter's programs measured: each view's storage
+as a strip of cells on the left, the view as a grid on the right, every element
+coloured like the storage cell it reads. - ch01_memory_layout.svg: x =
+arange(6).view(2, 3) and four views (ch01_strides.jsonl); -
+ch01_broadcast_layout.svg: broadcasting as a stride-0 view (ch01_broadcasting.jsonl)."""
 # book: inputs ch01_strides.jsonl ch01_broadcasting.jsonl
 import kindling_plot as kp
 from matplotlib.patches import Rectangle

@@ -9,7 +9,8 @@ loads = [e for e in events if e["what"] == "load"]
 steps = [e for e in events if e["what"] == "step"]
 workers = sorted({int(e["worker"]) for e in loads})
 batches = sorted({int(e["batch"]) for e in events})
-palette = kp.COLORS + ["#4fd1c5", "#f6ad55", "#b794f4", "#fc8181", "#68d391", "#63b3ed"]
+palette = ["#90cdf4", "#fbd38d", "#9ae6b4", "#feb2b2", "#d6bcfa", "#faf089", "#81e6d9",
+           "#fbb6ce", "#c6f6d5", "#e9d8fd", "#feebc8", "#bee3f8"]
 
 fig, ax = kp.figure(width=7.0, height=0.55 * (len(workers) + 1) + 1.0)
 rows = [f"worker {w}" for w in workers] + ["training loop"]

@@ -77,7 +77,8 @@ Tensor Module::register_parameter(const std::string& name, Tensor tensor,
   return parameters_.back().tensor;
 }
 
-Tensor Module::register_buffer(const std::string& name, Tensor tensor, bool persistent) {
+Tensor Module::register_buffer(const std::string& name, Tensor tensor,
+                               bool persistent) {
   check_new_name(name, "register_buffer");
   if (!tensor.defined())
     throw ValueError("register_buffer: '" + name + "' is an undefined tensor");
@@ -88,8 +89,10 @@ Tensor Module::register_buffer(const std::string& name, Tensor tensor, bool pers
 void Module::add_child(const std::string& name, Module* child,
                        std::shared_ptr<Module> owner) {
   check_new_name(name, "register_module");
-  if (child == this)
-    throw ValueError("register_module: a module cannot be its own child ('" + name + "')");
+  if (child == this) {
+    throw ValueError("register_module: a module cannot be its own child ('" + name +
+                     "')");
+  }
   children_.push_back({name, child, std::move(owner)});
 }
 // [end]
