@@ -8,7 +8,7 @@ Directives and roles (see book/README.md for how chapter authors use them)
                        "[snippet: x]"`` / ``:end-before: "[end]"`` works the same way.
 ``program-output``     what a chapter program (``ch01_strides``) or its PyTorch twin
                        (``ch01_strides.py``) printed during this build; lines longer than the page
-                       are wrapped and marked with ``↪``.
+                       are wrapped and marked with ``↪``. ``:lines:`` and ``:grep: REGEX`` select lines.
 ``captured``           a committed capture (a full training run, a benchmark run) with its header:
                        date, machine, command; stale captures (program changed since) fail the build.
 ``check-output``       a claim the prose makes about a captured output, checked at build time.
@@ -263,12 +263,18 @@ class ProgramOutput(SphinxDirective):
 
     required_arguments = 1
     has_content = False
-    option_spec = {"lines": directives.unchanged, "caption": directives.unchanged}
+    option_spec = {"lines": directives.unchanged, "caption": directives.unchanged,
+                   "grep": directives.unchanged}
 
     def run(self):
         program = self.arguments[0]
         text = read_output(self, program)
         lines = _select_lines(self, text, self.options.get("lines"), f"program-output {program}")
+        if "grep" in self.options:  # only the lines that match (e.g. ^ShapeError)
+            pattern = re.compile(self.options["grep"])
+            lines = [line for line in lines if pattern.search(line)]
+            if not lines:
+                raise self.error(f"program-output {program}: no line matches {self.options['grep']!r}")
         if "caption" in self.options:
             caption = [nodes.Text(self.options["caption"])]
         else:
