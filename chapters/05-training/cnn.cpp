@@ -56,8 +56,8 @@ void trace_shapes(SmallCNN& m, const kd::Tensor& x) {
   add("flatten", steps.back().out.flatten(1));
   add("fc 1568 -> 10", m.fc(steps.back().out), m.fc.num_parameters());
   std::ofstream dot("ch05_cnn.dot");
-  dot << "digraph cnn {\n  rankdir=LR; node [shape=box, style=rounded, "
-         "fontname=\"monospace\", fontsize=10];\n";
+  dot << "digraph cnn {\n  rankdir=TB; nodesep=0.2; ranksep=0.25;\n"
+         "  node [shape=box, style=rounded, fontname=\"monospace\", fontsize=10];\n";
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     std::printf("  %-30s -> %-16s %6lld parameters\n", s.what.c_str(),

@@ -98,10 +98,9 @@ int main(int argc, char** argv) {
       csv << v.name << "," << epoch << "," << last_train << "," << last.loss << ","
           << last.accuracy << "\n";
     }
-    std::printf(
-        "%-19s train loss %.4f | val loss: best %.4f (epoch %2d), last %.4f"
-        " | val acc %.2f %%\n",
-        v.name, last_train, best_val, best_epoch, last.loss, 100 * last.accuracy);
+    std::printf("%-19s train %.4f | val: best %.4f (epoch %2d), last %.4f",
+                v.name, last_train, best_val, best_epoch, last.loss);
+    std::printf(" | acc %.2f %%\n", 100 * last.accuracy);
   }
   return 0;
 }

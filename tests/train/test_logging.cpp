@@ -35,7 +35,7 @@ TEST_CASE("logging: one line per epoch, leaving out what was not measured") {
   auto log = sample_log(f);
   std::fclose(f);
   const std::string text = read_text(dir / "out.txt");
-  CHECK_THAT(text, Contains("Epoch [1/3]") && Contains("train loss 0.7500") && Contains("val loss 0.5000") &&
+  CHECK_THAT(text, Contains("Epoch [1/3]") && Contains("train 0.7500") && Contains("val 0.5000") &&
                        Contains("acc 81.25%"));
   const std::string second = text.substr(text.find("Epoch [2/3]"));
   CHECK(second.find("val") == std::string::npos);

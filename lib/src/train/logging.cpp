@@ -70,11 +70,11 @@ void TrainingLog::log(const EpochRecord& r, std::FILE* out) {
   std::string line = "Epoch [" + std::to_string(r.epoch) +
                      (total_epochs_ ? "/" + std::to_string(total_epochs_) : std::string()) + "]";
   line += fmt(" lr %.1e", r.lr);
-  line += fmt(" | train loss %.4f", r.train_loss);
-  if (!std::isnan(r.val_loss)) line += fmt(" | val loss %.4f", r.val_loss);
+  line += fmt(" | train %.4f", r.train_loss);
+  if (!std::isnan(r.val_loss)) line += fmt(" | val %.4f", r.val_loss);
   if (!std::isnan(r.val_accuracy)) line += fmt(" acc %.2f%%", 100 * r.val_accuracy);
   line += fmt(" | %.1f s", r.seconds);
-  if (r.peak_rss_mb > 0) line += fmt(" | peak %.0f MB", r.peak_rss_mb);
+  if (r.peak_rss_mb > 0) line += fmt(" | %.0f MB", r.peak_rss_mb);  // peak resident memory
   std::fprintf(out, "%s\n", line.c_str());
   std::fflush(out);
 }
