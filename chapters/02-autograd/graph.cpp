@@ -89,8 +89,8 @@ int main() {
   // [end]
 
   // [snippet: by-hand]
-  // The chain rule by hand: d loss/d z = 1, d z/d h = 1 - tanh(h)^2, d h/d w = x, d h/d
-  // b = 1.
+  // The chain rule by hand: d loss/d z = 1, d z/d h = 1 - tanh(h)^2,
+  // d h/d w = x, d h/d b = 1.
   kd::NoGradGuard no_grad;  // this arithmetic is not part of any graph
   kd::Tensor dz_dh = 1 - z * z;
   std::cout << "by hand: dL/dw = " << x * dz_dh << "\n";
