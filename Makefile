@@ -48,8 +48,10 @@ grade: configure
 	@$(PYTHON) scripts/grade.py --build $(BUILD) $(if $(SOLUTIONS),--solutions) \
 	  $(if $(CH),--chapter $(CH)) --jobs $(JOBS) --out $(BUILD)/grade
 
-## book: Doxygen + Sphinx (-W) into build/book/html, with program outputs captured now
-book: build
+## book: Doxygen + Sphinx (-W) into build/book/html (+ singlehtml/), with program outputs captured now.
+## Builds only what the book needs (the library and the chapter programs, not the tests).
+book: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target kindling_book_programs
 	@bash scripts/build-book.sh $(BUILD)
 
 ## handout: a student tree without solutions/ and hidden tests (DEST=folder)

@@ -31,6 +31,9 @@ function(kindling_add_layer name)
     target_link_libraries(${target} PUBLIC kindling_${dep})
   endforeach()
   target_link_libraries(${target} PRIVATE ${L_PRIVATE_LIBS})
+  # The public headers use C++20 (concepts, designated initialisers): every target that links a layer,
+  # inside this build or through an installed Kindling::kindling, compiles as C++20 at least.
+  target_compile_features(${target} PUBLIC cxx_std_20)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${target})
   install(TARGETS ${target} EXPORT KindlingTargets ARCHIVE DESTINATION lib)
   set_property(GLOBAL APPEND PROPERTY KINDLING_LAYERS ${target})

@@ -17,8 +17,10 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
   # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
   catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev
-  # the book: Doxygen -> Breathe -> Sphinx (MyST Markdown, furo theme), Graphviz pictures
+  # the book: Doxygen -> Breathe -> Sphinx (MyST Markdown, furo theme), Graphviz pictures,
+  # PyTorch | Kindling tabs, copy buttons, KaTeX for math, matplotlib for the plots
   doxygen python3-sphinx python3-breathe python3-myst-parser furo graphviz
+  python3-sphinx-inline-tabs python3-sphinx-copybutton libjs-katex python3-matplotlib
   # data: Fashion-MNIST in /usr/share/datasets/fashion-mnist
   dataset-fashion-mnist
 )

@@ -5,8 +5,10 @@
 #   bash scripts/run-chapters.sh [BUILD] [--quiet] [--stale] [--only chNN_name]...
 #
 #   --quiet   print only one status line per program (the output still goes to the capture file)
-#   --stale   skip programs whose capture is newer than the program (the book build uses this, so
-#             `make run` followed by `make book` runs each program once)
+#   --stale   skip programs whose capture is up to date: the capture remembers a hash of the program
+#             (the binary, its source and its run arguments), and a program runs again only when that
+#             hash changed (the book build uses this: an edit to the prose re-runs nothing, a change in
+#             lib/ re-runs the programs whose binaries it changed)
 #   --only P  run only program P (repeatable)
 #
 # Programs are listed in $BUILD/chapters/programs.txt (written by chapters/CMakeLists.txt). A program's
@@ -34,8 +36,14 @@ done
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "run-chapters: no build folder '$BUILD' (run: make build)" >&2; exit 1; }
 MANIFEST="$BUILD/chapters/programs.txt"
 OUTPUTS="$BUILD/book/outputs"
+KEYS="$OUTPUTS/.keys"
 [[ -f "$MANIFEST" ]] || { echo "run-chapters: $MANIFEST is missing (configure with cmake first)" >&2; exit 1; }
-mkdir -p "$OUTPUTS"
+mkdir -p "$OUTPUTS" "$KEYS"
+
+# key BINARY SOURCE ARGS... → a hash of what decides the program's output
+key() {
+  { sha256sum "$1" "$2" | cut -d' ' -f1; shift 2; printf '%s\n' "args: $*"; } | sha256sum | cut -d' ' -f1
+}
 
 # directive FILE NAME → the rest of the line "// book: NAME rest" (empty if absent; "yes" for flags)
 directive() {
@@ -67,11 +75,12 @@ while IFS=$'\t' read -r program source; do
     failed+=("$program")
     continue
   fi
-  if [[ $STALE -eq 1 && -f "$capture" && "$capture" -nt "$binary" && "$capture" -nt "$source" ]]; then
+  read -r -a args <<<"$(directive "$source" run-args)"
+  want=$(key "$binary" "$source" "${args[@]}")
+  if [[ $STALE -eq 1 && -f "$capture" && -f "$KEYS/$program" && "$(cat "$KEYS/$program")" == "$want" ]]; then
     [[ $QUIET -eq 1 ]] && echo "  $program: up to date"
     continue
   fi
-  read -r -a args <<<"$(directive "$source" run-args)"
   limit=$(directive "$source" timeout)
   limit=${limit:-120}
   if [[ $QUIET -eq 1 ]]; then
@@ -91,11 +100,12 @@ while IFS=$'\t' read -r program source; do
   ran=$((ran + 1))
   if [[ $rc -eq 0 ]]; then
     mv -f "$capture.tmp" "$capture"
+    echo "$want" >"$KEYS/$program"
     rm -f "$OUTPUTS/$program.failed.txt"
     [[ $QUIET -eq 1 ]] && echo "ok (${seconds} s)"
   else
     # Never leave an old capture behind: the book must not show output of a program that now fails.
-    rm -f "$capture"
+    rm -f "$capture" "$KEYS/$program"
     mv -f "$capture.tmp" "$OUTPUTS/$program.failed.txt"
     why="exit status $rc"
     [[ $rc -eq 124 || $rc -eq 137 ]] && why="timed out after ${limit} s (raise it with // book: timeout N)"

@@ -1,10 +1,11 @@
 // Chapter 0 — `kindling doctor`: is this machine ready for the book?
 //
-// The C++ counterpart of PyTorch's three-line check (torch.__version__, torch.cuda.is_available(),
-// torch.cuda.get_device_name(0)), extended with what a C++ build also depends on: which BLAS does the
-// matrix products, where the data lives, and whether the PyTorch used by the tests is installed.
-// Each line says "ok", "warn" or "FAIL", and what to do about anything that is not ok.
-// Exit status: 1 when something the book's chapters need is missing (a GPU is never required).
+// The C++ counterpart of PyTorch's three-line check (torch.__version__,
+// torch.cuda.is_available(), torch.cuda.get_device_name(0)), extended with what a C++
+// build also depends on: which BLAS does the matrix products, where the data lives, and
+// whether the PyTorch used by the tests is installed. Each line says "ok", "warn" or
+// "FAIL", and what to do about anything that is not ok. Exit status: 1 when something
+// the book's chapters need is missing (a GPU is never required).
 #include <kindling/tensor.hpp>
 #include <kindling/version.hpp>
 
@@ -20,8 +21,9 @@ namespace kd = kindling;
 namespace fs = std::filesystem;
 
 // [snippet: blas-decl]
-// OpenBLAS's own introspection functions. They are plain C functions in libopenblas, so we declare
-// them ourselves instead of depending on which cblas.h (pthread/openmp/serial) is installed.
+// OpenBLAS's own introspection functions. They are plain C functions in libopenblas, so
+// we declare them ourselves instead of depending on which cblas.h
+// (pthread/openmp/serial) is installed.
 extern "C" {
 char* openblas_get_config(void);
 char* openblas_get_corename(void);
@@ -33,7 +35,8 @@ namespace {
 
 int failures = 0;
 
-// One line of the report: status, what was checked, the finding, and (if not ok) what to do.
+// One line of the report: status, what was checked, the finding, and (if not ok) what
+// to do.
 void report(const char* status, const std::string& what, const std::string& finding,
             const std::string& fix = "") {
   std::printf("  [%-4s] %-16s %s\n", status, what.c_str(), finding.c_str());
@@ -47,15 +50,16 @@ std::string env_or(const char* name, const char* fallback) {
 }
 
 // [snippet: cuda-probe]
-// Is a GPU visible? We ask the NVIDIA driver directly: libcuda.so.1 ships with the driver (not with
-// the CUDA toolkit), so dlopen() finds it exactly when a driver is installed. No CUDA headers needed:
-// the few functions we call take ints and char buffers, and CUresult 0 means success.
+// Is a GPU visible? We ask the NVIDIA driver directly: libcuda.so.1 ships with the
+// driver (not with the CUDA toolkit), so dlopen() finds it exactly when a driver is
+// installed. No CUDA headers needed: the few functions we call take ints and char
+// buffers, and CUresult 0 means success.
 struct GpuInfo {
   bool driver_found = false;
   int driver_version = 0;  // e.g. 12040 = CUDA 12.4
   int device_count = 0;
-  std::string name;        // of device 0
-  std::string problem;     // why no GPU is usable, if none is
+  std::string name;     // of device 0
+  std::string problem;  // why no GPU is usable, if none is
 };
 
 GpuInfo probe_gpu() {
@@ -85,7 +89,8 @@ GpuInfo probe_gpu() {
     cu_count(&info.device_count);
     int device = 0;
     char name[256] = {};
-    if (info.device_count > 0 && cu_device(&device, 0) == 0 && cu_name(name, sizeof name, device) == 0)
+    if (info.device_count > 0 && cu_device(&device, 0) == 0 &&
+        cu_name(name, sizeof name, device) == 0)
       info.name = name;
   }
   dlclose(lib);
@@ -111,14 +116,17 @@ int main() {
   std::printf("Kindling doctor\n");
 
   // [snippet: version]
-  // Like torch.__version__: the version this program was compiled against (kindling/version.hpp).
-  report("ok", "Kindling", std::string(KINDLING_VERSION) + " (" + KINDLING_BUILD_TYPE + " build)");
+  // Like torch.__version__: the version this program was compiled against
+  // (kindling/version.hpp).
+  report("ok", "Kindling",
+         std::string(KINDLING_VERSION) + " (" + KINDLING_BUILD_TYPE + " build)");
   // [end]
 
   // [snippet: blas]
-  // Matrix products go to OpenBLAS. Its thread count comes from OPENBLAS_NUM_THREADS (or the
-  // number of cores); the benchmarks pin it to 1 for a fair comparison.
-  std::string blas = std::string(openblas_get_config()) + ", core " + openblas_get_corename();
+  // Matrix products go to OpenBLAS. Its thread count comes from OPENBLAS_NUM_THREADS
+  // (or the number of cores); the benchmarks pin it to 1 for a fair comparison.
+  std::string blas =
+      std::string(openblas_get_config()) + ", core " + openblas_get_corename();
   report("ok", "BLAS", blas);
   report("ok", "BLAS threads",
          std::to_string(openblas_get_num_threads()) +
@@ -126,23 +134,32 @@ int main() {
   // [end]
 
   // [snippet: cuda]
-  // Like torch.cuda.is_available(): both "compiled with CUDA" and "a GPU is visible" must hold.
+  // Like torch.cuda.is_available(): both "compiled with CUDA" and "a GPU is visible"
+  // must hold.
   const bool cuda_built = KINDLING_HAVE_CUDA;
   GpuInfo gpu = probe_gpu();
-  report("ok", "CUDA build", cuda_built ? "yes (compiled with CUDA support)" : "no (CPU-only build)",
-         cuda_built ? "" : "fine for chapters 1-7; chapter 8 adds the CUDA layer (built when nvcc is in /usr/local/cuda)");
+  report("ok", "CUDA build",
+         cuda_built ? "yes (compiled with CUDA support)" : "no (CPU-only build)",
+         cuda_built ? ""
+                    : "fine: every chapter runs on the CPU (the CUDA layer is built "
+                      "when nvcc is in /usr/local/cuda)");
   if (gpu.device_count > 0) {
-    report("ok", "GPU", gpu.name + " (" + std::to_string(gpu.device_count) + " visible, driver supports CUDA " +
-                            std::to_string(gpu.driver_version / 1000) + "." +
-                            std::to_string(gpu.driver_version % 1000 / 10) + ")");
+    report("ok", "GPU",
+           gpu.name + " (" + std::to_string(gpu.device_count) +
+               " visible, driver supports CUDA " +
+               std::to_string(gpu.driver_version / 1000) + "." +
+               std::to_string(gpu.driver_version % 1000 / 10) + ")");
   } else {
-    report("ok", "GPU", "none visible: " + (gpu.problem.empty() ? "the driver reports 0 devices" : gpu.problem),
-           "not needed: everything but chapter 8 runs on the CPU");
+    report("ok", "GPU",
+           "none visible: " +
+               (gpu.problem.empty() ? "the driver reports 0 devices" : gpu.problem),
+           "not needed: every chapter runs on the CPU");
   }
   // [end]
 
   // [snippet: dataset]
-  // Chapters 4 and 5 train on Fashion-MNIST, installed by Debian's dataset-fashion-mnist package.
+  // Chapters 4 and 5 train on Fashion-MNIST, installed by Debian's
+  // dataset-fashion-mnist package.
   const fs::path data_dir = "/usr/share/datasets/fashion-mnist";
   int present = 0;
   for (const char* file : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
@@ -151,7 +168,8 @@ int main() {
   if (present == 4)
     report("ok", "Fashion-MNIST", data_dir.string() + " (4 of 4 files)");
   else
-    report("FAIL", "Fashion-MNIST", data_dir.string() + " has " + std::to_string(present) + " of 4 files",
+    report("FAIL", "Fashion-MNIST",
+           data_dir.string() + " has " + std::to_string(present) + " of 4 files",
            "sudo apt-get install dataset-fashion-mnist   (or: make deps)");
   // [end]
 
@@ -159,18 +177,21 @@ int main() {
   std::string torch = first_line_of(
       "/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null");
   if (!torch.empty())
-    report("ok", "PyTorch oracle", "torch " + torch + " in /usr/bin/python3 (used by the tests)");
+    report("ok", "PyTorch oracle",
+           "torch " + torch + " in /usr/bin/python3 (used by the tests)");
   else
     report("warn", "PyTorch oracle", "/usr/bin/python3 cannot import torch",
            "sudo apt-get install python3-torch   (only `make test` needs it)");
 
   // [snippet: first-tensor]
-  // Finally, the library itself: make a tensor and print it, like torch.arange(6).reshape(2, 3).
+  // Finally, the library itself: make a tensor and print it, like
+  // torch.arange(6).reshape(2, 3).
   kd::Tensor x = kd::arange(6).reshape({2, 3});  // x: [2, 3], int64
   std::cout << "\n  x = kd::arange(6).reshape({2, 3}):\n" << x << "\n";
   // [end]
 
-  std::printf("\n%s\n", failures == 0 ? "All set: start reading chapter 1."
-                                      : "Fix the FAIL lines above, then run the doctor again.");
+  std::printf("\n%s\n", failures == 0
+                            ? "All set: start reading chapter 1."
+                            : "Fix the FAIL lines above, then run the doctor again.");
   return failures == 0 ? 0 : 1;
 }

@@ -1,7 +1,10 @@
-// Chapter 1 — broadcasting: which shape does a + b have, and what if the shapes do not fit?
+// Chapter 1 — broadcasting: which shape does a + b have, and what if the shapes do not
+// fit? Records the stretched views in ch01_broadcasting.jsonl for the book's picture.
 #include <kindling/tensor.hpp>
 
 #include <iostream>
+
+#include "layout.hpp"
 
 namespace kd = kindling;
 
@@ -16,10 +19,16 @@ int main() {
             << kd::shape_str(kd::broadcast_shapes({8, 1, 6, 1}, {7, 1, 5})) << "\n";
 
   // [snippet: expand]
-  kd::Tensor stretched = col.expand({3, 4});  // what broadcasting does, as a view: stride 0
+  kd::Tensor col_wide = col.expand({3, 4});  // what broadcasting does, as a view
+  kd::Tensor row_tall = row.expand({3, 4});
+  std::cout << "col.expand({3, 4}): strides " << kd::shape_str(col_wide.strides())
+            << ", row.expand({3, 4}): strides " << kd::shape_str(row_tall.strides())
+            << "\nshare their storage: " << std::boolalpha
+            << (col_wide.shares_storage(col) && row_tall.shares_storage(row)) << "\n";
   // [end]
-  std::cout << "col.expand({3, 4}): strides " << kd::shape_str(stretched.strides()) << ", shares storage "
-            << std::boolalpha << stretched.shares_storage(col) << "\n";
+  std::ofstream log("ch01_broadcasting.jsonl");
+  write_layout(log, "col.expand({3, 4})", col_wide);
+  write_layout(log, "row.expand({3, 4})", row_tall);
 
   // [snippet: mismatch]
   try {

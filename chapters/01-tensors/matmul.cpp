@@ -1,4 +1,5 @@
-// Chapter 1 — matmul, and why a transposed weight needs no copy: BLAS takes a "transpose" flag.
+// Chapter 1 — matmul, and why a transposed weight needs no copy: BLAS takes a
+// "transpose" flag and reads the view where it is.
 #include <kindling/tensor.hpp>
 
 #include <iostream>
@@ -8,21 +9,24 @@ namespace kd = kindling;
 int main() {
   kd::manual_seed(0);
   // [snippet: linear]
-  kd::Tensor x = kd::randn({32, 784});   // a batch of 32 flattened 28x28 images
-  kd::Tensor W = kd::randn({128, 784});  // nn.Linear(784, 128) stores its weight as [out, in]
+  kd::Tensor x = kd::randn({32, 784});  // a batch of 32 flattened 28x28 images
+  kd::Tensor W = kd::randn({128, 784});  // nn.Linear(784, 128).weight: [out, in]
   const auto before = kd::memory::allocation_count();
-  kd::Tensor y = x.matmul(W.t());        // [32, 784] @ [784, 128] -> [32, 128]
+  kd::Tensor y = x.matmul(W.t());  // [32, 784] @ [784, 128] -> [32, 128]
   const auto allocated = kd::memory::allocation_count() - before;
   // [end]
-  std::cout << "y: shape " << kd::shape_str(y.shape()) << "\nW.t(): strides " << kd::shape_str(W.t().strides())
-            << ", contiguous " << std::boolalpha << W.t().is_contiguous()
-            << "\nstorages allocated by x.matmul(W.t()): " << allocated << " (the output)\n";
+  std::cout << "y: shape " << kd::shape_str(y.shape()) << "\nW.t(): strides "
+            << kd::shape_str(W.t().strides()) << ", contiguous " << std::boolalpha
+            << W.t().is_contiguous()
+            << "\nstorages allocated by x.matmul(W.t()): " << allocated
+            << " (the output)\n";
 
   // [snippet: same-answer]
   const auto before_copy = kd::memory::allocation_count();
-  kd::Tensor y2 = x.matmul(W.t().contiguous());  // copy W^T first: same answer, one more allocation
+  kd::Tensor y2 = x.matmul(W.t().contiguous());  // a copy of W^T first: same answer
   // [end]
-  std::cout << "x.matmul(W.t().contiguous()): allocations " << kd::memory::allocation_count() - before_copy
+  std::cout << "x.matmul(W.t().contiguous()): allocations "
+            << kd::memory::allocation_count() - before_copy
             << ", same result: " << kd::allclose(y, y2) << "\n";
 
   // [snippet: shapes]

@@ -1,4 +1,5 @@
-// Chapter 1 — type promotion: which dtype does a + b have? (PyTorch's torch.result_type rules)
+// Chapter 1 — type promotion: which dtype does a + b have? (PyTorch's torch.result_type
+// rules)
 #include <kindling/tensor.hpp>
 
 #include <cstdio>
@@ -8,11 +9,11 @@ namespace kd = kindling;
 
 int main() {
   // [snippet: promotion]
-  kd::Tensor i = kd::tensor({1, 2, 3});          // int64 (integers in, like torch.tensor)
-  kd::Tensor f = kd::tensor({0.5, 1.5, 2.5});    // float32
+  kd::Tensor i = kd::tensor({1, 2, 3});        // int64 (integers in, like torch.tensor)
+  kd::Tensor f = kd::tensor({0.5, 1.5, 2.5});  // float32
   kd::Tensor d = f.to(kd::kFloat64);
   kd::Tensor u = i.to(kd::kUInt8);
-  kd::Tensor b = i > 1;                          // bool
+  kd::Tensor b = i > 1;  // bool
   // [end]
   const auto show = [](const char* expr, const kd::Tensor& t) {
     std::printf("  %-26s -> %s\n", expr, kd::dtype_name(t.dtype()));

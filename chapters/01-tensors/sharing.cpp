@@ -9,7 +9,8 @@
 
 namespace kd = kindling;
 
-// The values of an xtensor array in memory order (xtensor's own printer, xio.hpp, trips a g++ 12 warning).
+// The values of an xtensor array in memory order (xtensor's own printer, xio.hpp, trips
+// a g++ 12 warning).
 std::string values(const xt::xarray<double>& a) {
   std::ostringstream s;
   for (double v : a) s << " " << v;
@@ -19,9 +20,10 @@ std::string values(const xt::xarray<double>& a) {
 int main() {
   // [snippet: from-blob]
   std::vector<float> buffer = {1, 2, 3, 4};  // memory we own, like a NumPy array
-  kd::Tensor shared = kd::from_blob(buffer.data(), {2, 2}, kd::kFloat32);  // torch.from_numpy(a)
-  kd::Tensor copied = kd::tensor(buffer, {2, 2});                          // torch.tensor(a)
-  buffer[0] = 100;  // change the original ...
+  // torch.from_numpy(a)
+  kd::Tensor shared = kd::from_blob(buffer.data(), {2, 2}, kd::kFloat32);
+  kd::Tensor copied = kd::tensor(buffer, {2, 2});  // torch.tensor(a)
+  buffer[0] = 100;                                 // change the original ...
   std::cout << "shared:\n" << shared << "\ncopied:\n" << copied << "\n";
   // [end]
 
@@ -34,11 +36,12 @@ int main() {
 
   // [snippet: xtensor]
   xt::xarray<double> arr = {{1.0, 2.0}, {3.0, 4.0}};  // xtensor: C++'s NumPy
-  kd::Tensor same = kd::adapt(arr);       // torch.from_numpy(arr): the same memory
-  kd::Tensor copy = kd::from_xarray(arr); // torch.tensor(arr): a copy
+  kd::Tensor same = kd::adapt(arr);        // torch.from_numpy(arr): the same memory
+  kd::Tensor copy = kd::from_xarray(arr);  // torch.tensor(arr): a copy
   same.add_(10.0);
   std::cout << "arr after same.add_(10):" << values(arr) << "\ncopy:\n" << copy << "\n";
-  xt::xarray<double> back = kd::to_xarray<double>(same * 2.0);  // t.numpy() — here a copy
+  // t.numpy() — here a copy
+  xt::xarray<double> back = kd::to_xarray<double>(same * 2.0);
   std::cout << "to_xarray(same * 2):" << values(back) << "\n";
   // [end]
 
@@ -48,7 +51,8 @@ int main() {
   kd::Tensor b = kd::tensor(buffer, {4});
   const auto after_blob = kd::memory::allocation_count();
   std::cout << "storages allocated by from_blob + tensor: " << after_blob - before
-            << "  (from_blob owns nothing: " << std::boolalpha << !a.storage()->owns_memory() << ")\n";
+            << "  (from_blob owns nothing: " << std::boolalpha
+            << !a.storage()->owns_memory() << ")\n";
   // [end]
   (void)b;
 }

@@ -8,11 +8,12 @@ namespace kd = kindling;
 int main() {
   // [snippet: softmax]
   kd::Tensor logits = kd::tensor({1000.0f, 1001.0f, 1002.0f});
-  kd::Tensor naive = logits.exp() / logits.exp().sum();  // exp(1000) = inf, inf / inf = nan
+  kd::Tensor naive = logits.exp() / logits.exp().sum();  // inf / inf = nan
   kd::Tensor m = logits.max();
-  kd::Tensor stable = (logits - m).exp() / (logits - m).exp().sum();  // exp(0) is the largest term
+  kd::Tensor stable = (logits - m).exp() / (logits - m).exp().sum();  // exp(0) at most
   // [end]
-  std::cout << "logits.exp() = " << logits.exp() << "\nnaive softmax  = " << naive << "\nstable softmax = " << stable
-            << "\nkd::softmax    = " << kd::softmax(logits, 0) << "\nlog_softmax    = " << kd::log_softmax(logits, 0)
-            << "\n";
+  std::cout << "logits.exp() = " << logits.exp() << "\nnaive softmax  = " << naive
+            << "\nstable softmax = " << stable
+            << "\nkd::softmax    = " << kd::softmax(logits, 0)
+            << "\nlog_softmax    = " << kd::log_softmax(logits, 0) << "\n";
 }

@@ -1,6 +1,7 @@
-// Chapter 2 — define-by-run: the graph is whatever the forward pass happened to do. A forward with a
-// data-dependent branch, a loop whose length is chosen at run time, and a print in the middle; each
-// iteration records a new graph, and the program prints which one.
+// Chapter 2 — define-by-run: the graph is whatever the forward pass happened to do. A
+// forward with a data-dependent branch, a loop whose length is chosen at run time, and
+// a print in the middle; each iteration records a new graph, and the program prints
+// which one.
 #include <kindling/autograd.hpp>
 
 #include <cstdio>
@@ -9,7 +10,8 @@
 
 namespace kd = kindling;
 
-// The chain of node names from `t` down the first input of each node: "TanhBackward0 <- MulBackward0 ...".
+// The chain of node names from `t` down the first input of each node: "TanhBackward0 <-
+// MulBackward0 ...".
 std::string chain(const kd::Tensor& t) {
   std::string out;
   for (auto node = t.grad_fn(); node;) {
@@ -21,10 +23,11 @@ std::string chain(const kd::Tensor& t) {
 }
 
 // [snippet: forward]
-// Ordinary C++: a branch on the data, a loop, a print. Autograd records only what actually ran.
+// Ordinary C++: a branch on the data, a loop, a print. Autograd records only what
+// actually ran.
 kd::Tensor forward(const kd::Tensor& x, const kd::Tensor& w, int repeats) {
-  kd::Tensor h = x * w;                        // x, w: [4]
-  if (h.sum().item<float>() > 0) {             // data-dependent branch
+  kd::Tensor h = x * w;             // x, w: [4]
+  if (h.sum().item<float>() > 0) {  // data-dependent branch
     h = h.tanh();
   } else {
     h = h.relu() * 2;
@@ -44,7 +47,7 @@ int main() {
     kd::Tensor loss = forward(x, w, /*repeats=*/step);  // a new graph every iteration
     std::cout << "step " << step << ": loss = " << loss.item<float>() << "\n"
               << "  graph: " << chain(loss) << "\n";
-    loss.backward();                                     // walks this iteration's graph, then frees it
+    loss.backward();  // walks this iteration's graph, then frees it
     w.grad().zero_();
   }
   // [end]

@@ -1,6 +1,7 @@
-// Chapter 3 — model.to(...) converts every registered parameter and buffer in place. A tensor made by
-// hand inside the model is not registered, so it stays behind — and the next forward fails. Only the
-// CPU exists until chapter 8, so this program shows the same trap with a dtype (float32 → float64).
+// Chapter 3 — model.to(...) converts every registered parameter and buffer in place. A
+// tensor made by hand inside the model is not registered, so it stays behind — and the
+// next forward fails. This book's machine has no GPU, so this program shows the same
+// trap with a dtype (float32 → float64).
 #include <kindling/nn.hpp>
 
 #include <iostream>
@@ -12,10 +13,15 @@ namespace F = kd::nn::functional;
 struct Projector : kd::nn::Module {
   kd::nn::Linear fc{8, 4};
   kd::nn::BatchNorm1d bn{4};
-  kd::Tensor proj = kd::randn({2, 4});   // made by hand: a plain member, not registered
+  kd::Tensor proj = kd::randn({2, 4});  // made by hand: a plain member, not registered
 
-  Projector() { register_module("fc", fc); register_module("bn", bn); }
-  kd::Tensor forward(const kd::Tensor& x) override { return F::linear(bn(fc(x)), proj); }
+  Projector() {
+    register_module("fc", fc);
+    register_module("bn", bn);
+  }
+  kd::Tensor forward(const kd::Tensor& x) override {
+    return F::linear(bn(fc(x)), proj);
+  }
 };
 // [end]
 
@@ -28,9 +34,12 @@ struct FixedProjector : kd::nn::Module {
   FixedProjector() {
     register_module("fc", fc);
     register_module("bn", bn);
-    proj = register_buffer("proj", kd::randn({2, 4}));  // saved and moved with the model, not trained
+    // saved and moved with the model, not trained
+    proj = register_buffer("proj", kd::randn({2, 4}));
   }
-  kd::Tensor forward(const kd::Tensor& x) override { return F::linear(bn(fc(x)), proj); }
+  kd::Tensor forward(const kd::Tensor& x) override {
+    return F::linear(bn(fc(x)), proj);
+  }
 };
 // [end]
 
@@ -42,7 +51,8 @@ int main() {
   model.to(kd::kFloat64);  // PyTorch: model.to(torch.float64), or model.double()
   std::cout << "fc.weight: " << kd::dtype_name(model.fc.weight.dtype())
             << ", bn.running_mean: " << kd::dtype_name(model.bn.running_mean.dtype())
-            << ", bn.num_batches_tracked: " << kd::dtype_name(model.bn.num_batches_tracked.dtype())
+            << ", bn.num_batches_tracked: "
+            << kd::dtype_name(model.bn.num_batches_tracked.dtype())
             << ", proj: " << kd::dtype_name(model.proj.dtype()) << "\n";
   try {
     model(x);
@@ -55,7 +65,9 @@ int main() {
   FixedProjector fixed;
   fixed.to(kd::kFloat64);
   std::cout << "registered proj: " << kd::dtype_name(fixed.proj.dtype()) << ", output "
-            << kd::shape_str(fixed(x).shape()) << " " << kd::dtype_name(fixed(x).dtype()) << "\n";
-  for (const auto& [name, b] : fixed.named_buffers()) std::cout << "  buffer " << name << "\n";
+            << kd::shape_str(fixed(x).shape()) << " "
+            << kd::dtype_name(fixed(x).dtype()) << "\n";
+  for (const auto& [name, b] : fixed.named_buffers())
+    std::cout << "  buffer " << name << "\n";
   // [end]
 }

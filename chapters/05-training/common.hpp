@@ -1,6 +1,7 @@
 #pragma once
-// What every chapter-5 program shares: the seed's SimpleNet, the Fashion-MNIST datasets, and the
-// evaluation loop. (The training loop itself is written out in each program — it is the point.)
+// What every chapter-5 program shares: SimpleNet, the Fashion-MNIST datasets, and the
+// evaluation loop. (The training loop itself is written out in each program — it is the
+// point.)
 #include <cstdio>
 #include <kindling/kindling.hpp>
 #include <string>
@@ -18,7 +19,9 @@ struct SimpleNet : kd::nn::Module {
     register_module("fc2", fc2);
   }
   // x: [batch, 1, 28, 28] images (or already [batch, 784]) -> [batch, 10] logits
-  kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x.view({x.size(0), 784})))); }
+  kd::Tensor forward(const kd::Tensor& x) override {
+    return fc2(relu(fc1(x.view({x.size(0), 784}))));
+  }
 };
 // [end]
 
@@ -31,16 +34,16 @@ struct EvalResult {
 // [snippet: eval-loop]
 template <class Model, class Loader>
 EvalResult evaluate(Model& model, Loader& loader) {
-  model.eval();                // Dropout off, BatchNorm uses its running statistics
-  kd::NoGradGuard no_grad;     // no graph: nothing will call backward()
+  model.eval();             // Dropout off, BatchNorm uses its running statistics
+  kd::NoGradGuard no_grad;  // no graph: nothing will call backward()
   kd::nn::CrossEntropyLoss criterion;
   double total_loss = 0;
   std::int64_t correct = 0, seen = 0;
   for (auto& [images, labels] : loader) {
-    const kd::Tensor& y = labels;                         // [batch] int64 class indices
-    kd::Tensor logits = model(images);                    // [batch, 10]
+    const kd::Tensor& y = labels;       // [batch] int64 class indices
+    kd::Tensor logits = model(images);  // [batch, 10]
     total_loss += criterion(logits, y).item<double>() * y.size(0);
-    kd::Tensor predicted = logits.argmax(1);              // [batch]: the most likely class
+    kd::Tensor predicted = logits.argmax(1);  // [batch]: the most likely class
     correct += (predicted == y).sum().item<std::int64_t>();
     seen += y.size(0);
   }

@@ -1,6 +1,9 @@
-// Learning-rate schedules: StepLR (decay every N epochs, blind) vs ReduceLROnPlateau (decay when the
-// validation loss stops improving). SGD with momentum on a 6,000-image slice, identical start.
-// Writes the LR curves and validation losses as SVG plots.
+// Learning-rate schedules: StepLR (decay every N epochs, blind) vs ReduceLROnPlateau
+// (decay when the validation loss stops improving). SGD with momentum on a 6,000-image
+// slice, identical start. Writes the learning rates and validation losses per epoch to
+// ch05_schedulers.csv (the book plots them).
+#include <fstream>
+
 #include "common.hpp"
 
 int main(int argc, char** argv) {
@@ -12,7 +15,8 @@ int main(int argc, char** argv) {
   kd::data::Subset<kd::data::FashionMNIST> train_set(train_full, idx);
   kd::data::DataLoader test_loader(test_set, {.batch_size = 500});
 
-  std::vector<kd::train::PlotSeries> lr_curves, val_curves;
+  std::ofstream csv("ch05_schedulers.csv");
+  csv << "schedule,epoch,lr,val_loss,val_accuracy\n";
   for (int which = 0; which < 2; ++which) {
     kd::manual_seed(0);
     kd::data::DataLoader train_loader(train_set, {.batch_size = 32, .shuffle = true});
@@ -21,11 +25,12 @@ int main(int argc, char** argv) {
     kd::nn::CrossEntropyLoss criterion;
     // [snippet: schedulers]
     kd::optim::StepLR step_lr(optimizer, /*step_size=*/5, /*gamma=*/0.1);
-    kd::optim::ReduceLROnPlateau plateau(optimizer, {.mode = kd::optim::ReduceLROnPlateauOptions::Mode::Min,
-                                                     .factor = 0.1, .patience = 2});
+    kd::optim::ReduceLROnPlateau plateau(
+        optimizer, {.mode = kd::optim::ReduceLROnPlateauOptions::Mode::Min,
+                    .factor = 0.1,
+                    .patience = 2});
     // [end]
-    const char* name = which == 0 ? "StepLR(5, 0.1)" : "ReduceLROnPlateau(0.1, patience 2)";
-    kd::train::PlotSeries lr_curve{name, {}, {}}, val_curve{name, {}, {}};
+    const char* name = which == 0 ? "StepLR(5, 0.1)" : "ReduceLROnPlateau(0.1, 2)";
     std::printf("%s\n", name);
     for (int epoch = 1; epoch <= epochs; ++epoch) {
       const double lr = optimizer.lr();
@@ -38,21 +43,16 @@ int main(int argc, char** argv) {
       }
       const EvalResult val = evaluate(model, test_loader);
       // [snippet: scheduler-step]
-      if (which == 0) step_lr.step();        // every epoch, whatever happened
-      else plateau.step(val.loss);           // fed with the validation loss
+      if (which == 0)
+        step_lr.step();  // every epoch, whatever happened
+      else
+        plateau.step(val.loss);  // fed with the validation loss
       // [end]
-      std::printf("  epoch %2d: lr %.0e, val loss %.4f, val accuracy %.2f %%\n", epoch, lr, val.loss,
-                  100 * val.accuracy);
-      lr_curve.x.push_back(epoch);
-      lr_curve.y.push_back(std::log10(lr));
-      val_curve.x.push_back(epoch);
-      val_curve.y.push_back(val.loss);
+      std::printf("  epoch %2d: lr %.0e, val loss %.4f, val accuracy %.2f %%\n", epoch,
+                  lr, val.loss, 100 * val.accuracy);
+      csv << name << "," << epoch << "," << lr << "," << val.loss << "," << val.accuracy
+          << "\n";
     }
-    lr_curves.push_back(lr_curve);
-    val_curves.push_back(val_curve);
   }
-  kd::train::write_svg_plot("ch05_lr_schedule.svg", "Learning rate per epoch", "epoch", "log10(lr)", lr_curves);
-  kd::train::write_svg_plot("ch05_lr_val_loss.svg", "Validation loss", "epoch", "loss", val_curves);
-  std::printf("wrote ch05_lr_schedule.svg and ch05_lr_val_loss.svg\n");
   return 0;
 }

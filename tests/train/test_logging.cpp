@@ -1,4 +1,4 @@
-// Logging: the per-epoch line, CSV / JSON-lines history (parsed back), the SVG plot, and a progress
+// Logging: the per-epoch line, CSV / JSON-lines history (parsed back), and a progress
 // bar that stays silent when stdout is not a terminal.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -35,7 +35,7 @@ TEST_CASE("logging: one line per epoch, leaving out what was not measured") {
   auto log = sample_log(f);
   std::fclose(f);
   const std::string text = read_text(dir / "out.txt");
-  CHECK_THAT(text, Contains("Epoch [1/3]") && Contains("train loss 0.7500") && Contains("val loss 0.5000") &&
+  CHECK_THAT(text, Contains("Epoch [1/3]") && Contains("train 0.7500") && Contains("val 0.5000") &&
                        Contains("acc 81.25%"));
   const std::string second = text.substr(text.find("Epoch [2/3]"));
   CHECK(second.find("val") == std::string::npos);
@@ -79,20 +79,6 @@ TEST_CASE("logging: JSON lines parse back, with null for missing values") {
 TEST_CASE("logging: writing into a missing folder fails with the path in the message") {
   train::TrainingLog log;
   CHECK_THROWS_WITH(log.write_csv("/nonexistent-folder/h.csv"), Contains("/nonexistent-folder/h.csv"));
-}
-
-TEST_CASE("logging: the SVG plot has one polyline per series and skips NaN points") {
-  TempDir dir;
-  const double nan = std::nan("");
-  train::write_svg_plot(dir / "plot.svg", "Loss", "epoch", "loss",
-                        {{"train", {1, 2, 3}, {1.0, 0.5, 0.25}}, {"val", {1, 2, 3}, {1.1, nan, 0.9}}});
-  const std::string svg = read_text(dir / "plot.svg");
-  CHECK(svg.rfind("<svg", 0) == 0);
-  CHECK_THAT(svg, Contains("</svg>") && Contains(">train</text>") && Contains(">val</text>"));
-  std::size_t count = 0;
-  for (auto pos = svg.find("<polyline"); pos != std::string::npos; pos = svg.find("<polyline", pos + 1)) ++count;
-  CHECK(count == 2);
-  CHECK(svg.find("nan") == std::string::npos);
 }
 
 TEST_CASE("logging: the progress bar draws nothing when stdout is not a terminal") {

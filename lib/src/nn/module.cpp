@@ -54,18 +54,22 @@ void Module::check_new_name(const std::string& name, const char* what) const {
   }
 }
 
-Tensor Module::register_parameter(const std::string& name, Tensor tensor, bool requires_grad) {
+// [snippet: register]
+Tensor Module::register_parameter(const std::string& name, Tensor tensor,
+                                  bool requires_grad) {
   check_new_name(name, "register_parameter");
-  if (!tensor.defined()) throw ValueError("register_parameter: '" + name + "' is an undefined tensor");
+  if (!tensor.defined())
+    throw ValueError("register_parameter: '" + name + "' is an undefined tensor");
   if (requires_grad) {
     if (!tensor.is_floating_point()) {
-      throw DTypeError("register_parameter: '" + name + "' has dtype " + dtype_name(tensor.dtype()) +
+      throw DTypeError("register_parameter: '" + name + "' has dtype " +
+                       dtype_name(tensor.dtype()) +
                        "; only floating-point tensors can require gradients");
     }
     if (!tensor.is_leaf()) {
       throw ValueError("register_parameter: '" + name +
-                       "' is the result of an operation (it has a grad_fn); a parameter must be a leaf. "
-                       "Hint: register t.detach().");
+                       "' is the result of an operation (it has a grad_fn); a "
+                       "parameter must be a leaf. Hint: register t.detach().");
     }
     tensor.requires_grad_(true);
   }
@@ -73,18 +77,25 @@ Tensor Module::register_parameter(const std::string& name, Tensor tensor, bool r
   return parameters_.back().tensor;
 }
 
-Tensor Module::register_buffer(const std::string& name, Tensor tensor, bool persistent) {
+Tensor Module::register_buffer(const std::string& name, Tensor tensor,
+                               bool persistent) {
   check_new_name(name, "register_buffer");
-  if (!tensor.defined()) throw ValueError("register_buffer: '" + name + "' is an undefined tensor");
+  if (!tensor.defined())
+    throw ValueError("register_buffer: '" + name + "' is an undefined tensor");
   buffers_.push_back({name, std::move(tensor), persistent});
   return buffers_.back().tensor;
 }
 
-void Module::add_child(const std::string& name, Module* child, std::shared_ptr<Module> owner) {
+void Module::add_child(const std::string& name, Module* child,
+                       std::shared_ptr<Module> owner) {
   check_new_name(name, "register_module");
-  if (child == this) throw ValueError("register_module: a module cannot be its own child ('" + name + "')");
+  if (child == this) {
+    throw ValueError("register_module: a module cannot be its own child ('" + name +
+                     "')");
+  }
   children_.push_back({name, child, std::move(owner)});
 }
+// [end]
 
 // ---- walking ----------------------------------------------------------------------------------
 namespace {
@@ -180,11 +191,13 @@ std::int64_t Module::num_parameters(bool only_trainable) const {
 }
 
 // ---- modes ------------------------------------------------------------------------------------
+// [snippet: train]
 Module& Module::train(bool on) {
   training_ = on;
   for (const Child& c : children_) c.module->train(on);
   return *this;
 }
+// [end]
 
 void Module::zero_grad(bool set_to_none) {
   for (Tensor& p : parameters()) {

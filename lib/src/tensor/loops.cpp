@@ -3,9 +3,11 @@
 
 namespace kindling::detail {
 
+// [snippet: broadcast-strides]
 DimVec broadcast_byte_strides(const Tensor& t, const Shape& out_shape) {
-  // Align t's dims with the output's from the right (NumPy broadcasting). A dim that t lacks, or
-  // where t has size 1 against a larger output size, is read with stride 0: the same element again.
+  // Align t's dims with the output's from the right (NumPy broadcasting). A dim that t
+  // lacks, or where t has size 1 against a larger output size, is read with stride 0:
+  // the same element again.
   const Shape& shape = t.shape();
   const Strides& strides = t.strides();
   const std::size_t n = out_shape.size(), m = shape.size();
@@ -17,6 +19,7 @@ DimVec broadcast_byte_strides(const Tensor& t, const Shape& out_shape) {
   }
   return out;
 }
+// [end]
 
 void check_loop_dims(std::size_t ndim) {
   if (ndim > kMaxLoopDims) {

@@ -56,15 +56,17 @@ void check_loop_dims(std::size_t ndim);
 /// Calls inner(ptrs, strides, n) once per innermost row of `shape`: ptrs[k] is operand k's address of
 /// the row's first element, strides[k] its byte step along the row, n the row's length.
 /// `byte_strides[k][d]` is operand k's byte stride along dimension d of `shape`.
+// [snippet: for-each-row]
 template <std::size_t N, class Strides, class Inner>
-void for_each_row(const Shape& shape, std::array<char*, N> base, const std::array<Strides, N>& byte_strides,
-                  Inner&& inner) {
+void for_each_row(const Shape& shape, std::array<char*, N> base,
+                  const std::array<Strides, N>& byte_strides, Inner&& inner) {
   const std::size_t ndim = shape.size();
   for (auto s : shape)
     if (s == 0) return;
   check_loop_dims(ndim);
-  // Coalesce: walk from the innermost dim outwards, merging dim d into the current group when every
-  // operand's stride satisfies stride[d] == stride[inner] * size[inner].
+  // Coalesce: walk from the innermost dim outwards, merging dim d into the current
+  // group when every operand's strides satisfy
+  // stride[d] == stride[inner] * size[inner].
   std::array<std::int64_t, kMaxLoopDims> sizes;
   std::array<std::array<std::int64_t, N>, kMaxLoopDims> strides;
   std::size_t groups = 0;
@@ -74,7 +76,8 @@ void for_each_row(const Shape& shape, std::array<char*, N> base, const std::arra
     for (std::size_t k = 0; k < N; ++k) st[k] = byte_strides[k][i];
     if (groups > 0) {
       bool mergeable = true;
-      for (std::size_t k = 0; k < N; ++k) mergeable &= st[k] == strides[groups - 1][k] * sizes[groups - 1];
+      for (std::size_t k = 0; k < N; ++k)
+        mergeable &= st[k] == strides[groups - 1][k] * sizes[groups - 1];
       if (mergeable) {
         sizes[groups - 1] *= shape[i];
         continue;
@@ -89,7 +92,7 @@ void for_each_row(const Shape& shape, std::array<char*, N> base, const std::arra
     strides[0] = {};
     groups = 1;
   }
-  // sizes[0] is the innermost (row) dimension; odometer over the rest.
+  // sizes[0] is the innermost (row) dimension; an odometer counts over the rest.
   const std::size_t outer = groups - 1;
   std::array<std::int64_t, kMaxLoopDims> counter{};
   std::array<char*, N> ptrs = base;
@@ -105,6 +108,7 @@ void for_each_row(const Shape& shape, std::array<char*, N> base, const std::arra
     if (d == outer) return;
   }
 }
+// [end]
 
 /// out[i] = f(a[i]) over a (broadcast to out's shape). Types: A in, O out.
 template <class A, class O, class F>

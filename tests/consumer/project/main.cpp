@@ -8,6 +8,9 @@
 
 namespace kd = kindling;
 
+// The project sets no C++ standard: Kindling::kindling's exported cxx_std_20 must have chosen it.
+static_assert(__cplusplus >= 202002L, "Kindling::kindling should carry cxx_std_20 to its consumers");
+
 int main() {
   const std::int64_t n = 6;
   kd::Tensor x = kd::arange(n).reshape({2, 3});  // x: [2, 3], int64

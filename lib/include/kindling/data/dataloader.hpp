@@ -48,7 +48,7 @@ struct DataLoaderOptions {
   std::int64_t num_workers = 0;
   /// Drop the last batch when it is smaller than batch_size.
   bool drop_last = false;
-  /// Accepted for PyTorch parity; page-locked memory only matters with a GPU (chapter 8).
+  /// Accepted for PyTorch parity; page-locked memory only matters with a GPU.
   bool pin_memory = false;
   /// Seed of the loader's own generator (epoch orders and per-sample augmentation). Without it
   /// (and without `generator`) each epoch draws from kd::default_generator(), so kd::manual_seed()
@@ -145,7 +145,9 @@ class DataLoader {
     Epoch(const Epoch&) = delete;
     Epoch& operator=(const Epoch&) = delete;
 
-    /// The next batch in order, or nullopt at the end of the epoch. Rethrows a worker's error.
+    // [snippet: next]
+    /// The next batch in order, or nullopt at the end of the epoch. Rethrows a worker's
+    /// error.
     std::optional<Batch> next() {
       if (threads_.empty()) {  // num_workers = 0: load right here
         if (next_yield_ >= num_batches_) return std::nullopt;
@@ -161,6 +163,7 @@ class DataLoader {
       if (node.mapped().error) std::rethrow_exception(node.mapped().error);
       return std::move(node.mapped().batch);
     }
+    // [end]
 
    private:
     struct Result {
@@ -190,13 +193,15 @@ class DataLoader {
       }
     }
 
+    // [snippet: worker-loop]
     void worker_loop() {
       for (;;) {
         std::int64_t k;
         {
           std::unique_lock lock(mutex_);
-          work_cv_.wait(lock, [&] {
-            return stop_ || next_dispatch_ >= num_batches_ || next_dispatch_ < next_yield_ + window_;
+          work_cv_.wait(lock, [&] {  // wait for room in the window of batches ahead
+            return stop_ || next_dispatch_ >= num_batches_ ||
+                   next_dispatch_ < next_yield_ + window_;
           });
           if (stop_ || next_dispatch_ >= num_batches_) return;
           k = next_dispatch_++;
@@ -214,6 +219,7 @@ class DataLoader {
         ready_cv_.notify_one();  // only the loop's thread waits on ready_cv_
       }
     }
+    // [end]
 
     void shutdown() {
       {

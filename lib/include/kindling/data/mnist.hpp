@@ -52,7 +52,8 @@ class MNIST {
 
 /// Fashion-MNIST (Zalando): 60,000 training and 10,000 test images of 10 kinds of clothing.
 ///
-///     auto train = kd::data::FashionMNIST(kd::data::Split::Train, kd::data::transforms::ToTensor());
+///     namespace T = kd::data::transforms;
+///     auto train = kd::data::FashionMNIST(kd::data::Split::Train, T::ToTensor());
 ///
 /// The folder defaults to $KINDLING_FASHION_MNIST if set, else /usr/share/datasets/fashion-mnist
 /// (`sudo apt-get install dataset-fashion-mnist`).

@@ -113,7 +113,7 @@ class Module {
   /// Tensor handle an optimizer holds keeps pointing at the same parameter. Integer buffers
   /// (num_batches_tracked) are left alone, as in PyTorch.
   Module& to(DType dtype);
-  /// Moves parameters and buffers to `device` in place. Only the CPU exists until chapter 8.
+  /// Moves parameters and buffers to `device` in place. Only the CPU exists in this build.
   Module& to(Device device);
 
   // ---- saving -------------------------------------------------------------------------------------
@@ -142,6 +142,7 @@ class Module {
   }
 
  protected:
+  // [snippet: registry-types]
   struct Child {
     std::string name;
     Module* module;
@@ -152,6 +153,7 @@ class Module {
     Tensor tensor;
     bool persistent = true;
   };
+  // [end]
   const std::vector<Child>& child_slots() const { return children_; }
 
  private:
@@ -160,10 +162,12 @@ class Module {
   void for_each_tensor(const std::function<void(Tensor&)>& fn);
   [[noreturn]] void throw_bad_cast(const char* wanted) const;
 
-  std::vector<Slot> parameters_;
+  // [snippet: registry]
+  std::vector<Slot> parameters_;  // in registration order: the order of parameters()
   std::vector<Slot> buffers_;
   std::vector<Child> children_;
   bool training_ = true;
+  // [end]
 };
 
 /// Prints `module.to_string()`.

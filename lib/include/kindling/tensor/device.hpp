@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Where a tensor's memory lives. Only the CPU exists until chapter 8 adds CUDA.
+/// Where a tensor's memory lives. Only the CPU exists in this build.
 #include <string>
 
 namespace kindling {

@@ -7,7 +7,7 @@
 
 namespace kindling {
 
-/// The element type of a tensor. float16/bfloat16 join in chapter 6.
+/// The element type of a tensor.
 enum class DType : std::uint8_t { Bool, UInt8, Int64, Float32, Float64 };
 
 inline constexpr DType kBool = DType::Bool;

@@ -12,13 +12,17 @@
 
 namespace kindling {
 
+// [snippet: storage]
 class Storage {
  public:
-  /// Allocates `nbytes` (64-byte aligned, uninitialised) on `device`; counted by the memory meter.
+  /// Allocates `nbytes` (64-byte aligned, uninitialised) on `device`; counted by the
+  /// memory meter.
   explicit Storage(std::size_t nbytes, Device device = kCPU);
-  /// Wraps memory someone else owns (from_blob / xtensor adapt): nothing is copied, nothing is
-  /// counted, and `deleter` (may be empty) runs when the last tensor using it dies.
-  Storage(void* data, std::size_t nbytes, Device device, std::function<void(void*)> deleter);
+  /// Wraps memory someone else owns (from_blob / xtensor adapt): nothing is copied,
+  /// nothing is counted, and `deleter` (may be empty) runs when the last tensor using
+  /// it dies.
+  Storage(void* data, std::size_t nbytes, Device device,
+          std::function<void(void*)> deleter);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -29,8 +33,9 @@ class Storage {
   Device device() const { return device_; }
   bool owns_memory() const { return owned_; }
 
-  /// Bumped by every in-place write; autograd compares it with the value it saw when it saved a
-  /// tensor for backward, to detect "modified by an inplace operation". Shared by all views.
+  /// Bumped by every in-place write; autograd compares it with the value it saw when
+  /// it saved a tensor for backward, to detect "modified by an inplace operation".
+  /// Shared by all views.
   std::uint64_t version() const { return version_; }
   void bump_version() { ++version_; }
 
@@ -42,6 +47,7 @@ class Storage {
   std::function<void(void*)> deleter_;
   std::uint64_t version_ = 0;
 };
+// [end]
 
 /// The allocation meter: how many bytes of tensor storage are alive right now and at the peak.
 /// Later chapters use it to *show* memory effects (a graph kept alive, `NoGradGuard`, `.item()`).
@@ -61,7 +67,7 @@ std::size_t cached_bytes(Device device = kCPU);
 /// uses, so it cannot fix running out of memory — keeping less alive (NoGradGuard, detach) does.
 void empty_cache();
 
-/// Hooks that let a later layer (chapter 8's CUDA) allocate storage on its device.
+/// Hooks that let a later layer (a GPU device) allocate storage on its device.
 struct DeviceAllocator {
   void* (*allocate)(std::size_t nbytes) = nullptr;
   void (*deallocate)(void* ptr) = nullptr;

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// What a learner wants to see while training: a progress bar (only when stdout is a terminal, so
-/// logs and the book stay clean), one line per epoch, a CSV/JSONL history, and a plot of the curves.
+/// logs and the book stay clean), one line per epoch, and a CSV/JSONL history to plot.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -61,13 +61,5 @@ class TrainingLog {
 
 /// Peak resident set size of this process in MiB (VmHWM from /proc/self/status).
 double peak_rss_mb();
-
-/// A line chart as SVG (for the book: loss and accuracy curves, the LR schedule).
-struct PlotSeries {
-  std::string name;
-  std::vector<double> x, y;
-};
-void write_svg_plot(const std::string& path, const std::string& title, const std::string& x_label,
-                    const std::string& y_label, const std::vector<PlotSeries>& series);
 
 }  // namespace kindling::train

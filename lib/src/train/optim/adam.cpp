@@ -23,11 +23,14 @@ AdamOptions from_adamw(const AdamWOptions& o) {
 // element: with `if (vmax)` inside the loop, g++ if-converts the max into a *masked load* from a
 // null pointer, and AMD CPUs take a ~700-cycle fault-suppression assist on every such load — the
 // step ran 15x slower (1.6 ms instead of ~100 µs for SimpleNet's 100k parameters).
+// [snippet: adam-loop]
 template <class T, bool Amsgrad, bool L2>
-void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v, T* __restrict vmax,
-               std::int64_t n, const AdamOptions& o, std::int64_t step, bool decoupled) {
+void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v,
+               T* __restrict vmax, std::int64_t n, const AdamOptions& o,
+               std::int64_t step, bool decoupled) {
   const T b1 = static_cast<T>(o.betas.first), b2 = static_cast<T>(o.betas.second);
-  const T one_minus_b1 = static_cast<T>(1 - o.betas.first), one_minus_b2 = static_cast<T>(1 - o.betas.second);
+  const T one_minus_b1 = static_cast<T>(1 - o.betas.first);
+  const T one_minus_b2 = static_cast<T>(1 - o.betas.second);
   const double bias1 = 1 - std::pow(o.betas.first, static_cast<double>(step));
   const double bias2 = 1 - std::pow(o.betas.second, static_cast<double>(step));
   const T step_size = static_cast<T>(o.lr / bias1);
@@ -38,7 +41,7 @@ void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __res
   const T sign = o.maximize ? T(-1) : T(1);  // negation is exact
   for (std::int64_t i = 0; i < n; ++i) {
     T grad = sign * g[i];
-    if constexpr (L2) grad = grad + wd * p[i];  // Adam: L2 penalty folded into the gradient
+    if constexpr (L2) grad = grad + wd * p[i];  // Adam: L2 penalty in the gradient
     const T pi = p[i] * decay;                   // AdamW: decoupled weight decay
     const T mi = m[i] * b1 + one_minus_b1 * grad;
     const T vi = v[i] * b2 + one_minus_b2 * grad * grad;
@@ -50,6 +53,7 @@ void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __res
     p[i] = pi - step_size * (mi / denom);
   }
 }
+// [end]
 
 template <class T>
 void adam_update(T* p, const T* g, T* m, T* v, T* vmax, std::int64_t n, const AdamOptions& o, std::int64_t step,

@@ -36,9 +36,10 @@ void SGD::add_param_group(std::vector<Tensor> params, SGDOptions options) {
 namespace {
 // One loop per (momentum, nesterov, weight decay) combination: no per-element test of a pointer
 // that may be null (see adam.cpp for why that matters on AMD CPUs).
+// [snippet: sgd-loop]
 template <class T, bool Momentum, bool Nesterov, bool L2>
-void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, std::int64_t n, const SGDOptions& o,
-              bool first_step) {
+void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, std::int64_t n,
+              const SGDOptions& o, bool first_step) {
   const T wd = static_cast<T>(o.weight_decay), mom = static_cast<T>(o.momentum);
   const T damp = static_cast<T>(1 - o.dampening), lr = static_cast<T>(o.lr);
   const T sign = o.maximize ? T(-1) : T(1);  // negation is exact
@@ -46,7 +47,8 @@ void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, std::in
     T d = sign * g[i];
     if constexpr (L2) d = d + wd * p[i];
     if constexpr (Momentum) {
-      const T b = first_step ? d : buf[i] * mom + damp * d;  // the first step copies d (torch.clone)
+      // The first step copies d (torch.clone); later ones decay the velocity.
+      const T b = first_step ? d : buf[i] * mom + damp * d;
       buf[i] = b;
       if constexpr (Nesterov) d = d + mom * b;
       else d = b;
@@ -54,6 +56,7 @@ void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, std::in
     p[i] = p[i] - lr * d;
   }
 }
+// [end]
 
 template <class T>
 void sgd_update(T* p, const T* g, T* buf, std::int64_t n, const SGDOptions& o, bool first_step) {
