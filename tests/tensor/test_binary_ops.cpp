@@ -279,9 +279,11 @@ TEST_CASE("binary ops: record their keys with their own arguments") {
   (void)(a * 2);  // scalar forms record the tensor form with a 0-d input
   CHECK(cap.last().op == "mul");
   CHECK(cap.last().args.find(ref(a) + ", Tensor[]@") == 0);
-  (void)(1 / a);
-  CHECK(cap.last().op == "div");
-  CHECK(cap.last().args.find(", " + ref(a)) != std::string::npos);
+  (void)(1 / a);  // PyTorch 1.13: reciprocal(a) * 1, so two records
+  REQUIRE(cap.records.size() >= 2);
+  CHECK(cap.records[cap.records.size() - 2].op == "reciprocal");
+  CHECK(cap.records[cap.records.size() - 2].args == ref(a));
+  CHECK(cap.last().op == "mul");
   (void)a.pow(3);
   CHECK(cap.last().op == "pow_scalar");
   CHECK(cap.last().args == ref(a) + ", 3");
