@@ -1,28 +1,32 @@
 """Running one graded test in its own process and judging it from its result record (used by grade.py).
 
-The verdict never comes from what the program prints. The grading listener (tests/grading/grading_listener.cpp)
-appends a JSON record {nonce, name, passed, ...} to KINDLING_GRADE_RECORD only after the test case ran to its end;
-this module supplies a fresh nonce per test and requires that record. Order of verdicts:
-timed out > output flood > killed by a signal > no record (exited early) > the record's own verdict.
+The verdict never comes from what the program prints. Each test gets a fresh case folder (KINDLING_GRADE_CASE):
+in/ holds its PyTorch twin's inputs, out/ what it writes. The grading listener (tests/grading/grading_listener.cpp)
+appends a JSON record {name, passed, ...} to out/record.jsonl only after the test case ran to its end; the test's
+reported results (out/reports.jsonl) must then agree with the twin's expected values, which never enter the test
+process (grade_compare.py). Order of verdicts: timed out > output flood > killed by a signal > no record (exited
+early) > not implemented > the record's own verdict > the comparison with PyTorch.
 """
 from __future__ import annotations
 
 import json
 import os
-import secrets
 import select
+import shutil
 import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 
+from grade_compare import compare
+
 HEAD, TAIL = 6000, 2000  # bytes of the program's output kept for the report (the rest is counted, not kept)
 
 
 @dataclass
 class Outcome:
-    status: str            # passed | failed | not_implemented | crashed | timed_out | build_failed
+    status: str            # passed | failed | not_implemented | blocked | crashed | timed_out | build_failed | not_run
     detail: str = ""       # first failure message, signal name, compiler excerpt...
     output: str = ""       # an excerpt of what the program printed (never used for the verdict)
     seconds: float = 0.0
@@ -38,12 +42,16 @@ class Outcome:
             return "passed"
         if self.status == "not_implemented":
             return "not implemented yet"
+        if self.status == "blocked":
+            return self.detail or "waits for another exercise"
         if self.status == "timed_out":
             return f"timed out ({self.detail})"
         if self.status == "crashed":
             return f"crashed ({self.detail})"
         if self.status == "build_failed":
             return "build failed"
+        if self.status == "not_run":
+            return f"not run: {self.detail}" if self.detail else "not run"
         return f"failed: {self.detail}" if self.detail else "failed"
 
 
@@ -116,19 +124,40 @@ def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int) 
     return (None if why else proc.returncode), excerpt, total, why
 
 
-def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str) -> Outcome:
-    """Run the one TEST_CASE `name` of `binary` and judge it from its result record."""
-    nonce = secrets.token_hex(16)
-    with tempfile.TemporaryDirectory(prefix="t-", dir=workdir) as tmp:
-        record = os.path.join(tmp, "record.jsonl")
-        env = dict(os.environ)
-        env.update(KINDLING_GRADE_RECORD=record, KINDLING_GRADE_NONCE=nonce)
-        env.setdefault("OPENBLAS_NUM_THREADS", "1")  # tests run side by side; do not oversubscribe cores
-        env.setdefault("KINDLING_NUM_THREADS", "1")
+def test_env(case_dir: str) -> dict:
+    """What a test process inherits: nothing of the grader's own environment but the essentials."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": case_dir, "LANG": "C.UTF-8", "TMPDIR": case_dir,
+           "OPENBLAS_NUM_THREADS": "1", "KINDLING_NUM_THREADS": "1",  # tests run side by side
+           "KINDLING_GRADE_CASE": case_dir}
+    for k in ("KINDLING_FASHION_MNIST", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    return env
+
+
+def make_case_dir(workdir: str, inputs_dir: str | None) -> str:
+    """A fresh folder for one test: in/ (the twin's inputs, linked) and out/ (what the test writes)."""
+    tmp = tempfile.mkdtemp(prefix="t-", dir=workdir)
+    os.makedirs(os.path.join(tmp, "in"))
+    os.makedirs(os.path.join(tmp, "out"))
+    if inputs_dir and os.path.isdir(inputs_dir):
+        for f in os.listdir(inputs_dir):
+            os.symlink(os.path.join(inputs_dir, f), os.path.join(tmp, "in", f))
+    return tmp
+
+
+def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, inputs_dir: str | None = None,
+             expected: str | None = None) -> Outcome:
+    """Run the one TEST_CASE `name` of `binary` and judge it: its record (the in-process assertions) and,
+    when it has a PyTorch twin (`expected`), the results it reported, compared outside the process."""
+    tmp = make_case_dir(workdir, inputs_dir)
+    try:
         start = time.monotonic()
-        rc, out, total, why = run_capped([binary, catch_spec(name)], env, tmp, timeout, limit)
+        rc, out, total, why = run_capped([binary, catch_spec(name)], test_env(tmp), os.path.join(tmp, "out"),
+                                         timeout, limit)
         seconds = time.monotonic() - start
         records = []
+        record = os.path.join(tmp, "out", "record.jsonl")
         if os.path.exists(record):
             with open(record, encoding="utf-8", errors="replace") as f:
                 for line in f:
@@ -136,34 +165,50 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str) -
                         rec = json.loads(line)
                     except json.JSONDecodeError:
                         continue
-                    if isinstance(rec, dict) and rec.get("nonce") == nonce and rec.get("name") == name:
+                    if isinstance(rec, dict) and rec.get("name") == name:
                         records.append(rec)
-    text = out.decode("utf-8", errors="replace")
-    o = Outcome("failed", output=text, seconds=seconds)
-    if why == "timeout":
-        o.status, o.detail = "timed_out", f"after {timeout:g} s"
-    elif why == "flood":
-        o.detail = f"printed more than {limit / (1 << 20):.3g} MiB of output (the limit) and was stopped"
-    elif rc is not None and rc < 0:
-        o.status, o.detail = "crashed", signal_name(-rc)
-    elif len(records) != 1:
-        if records:
-            o.detail = f"the test ran {len(records)} times in one process (duplicate test names?)"
+        crash_note = ""
+        try:
+            with open(os.path.join(tmp, "out", "crash.txt"), errors="replace") as f:
+                crash_note = f.read(200).strip()
+        except OSError:
+            pass
+        text = out.decode("utf-8", errors="replace")
+        o = Outcome("failed", output=text, seconds=seconds)
+        if why == "timeout":
+            o.status, o.detail = "timed_out", f"after {timeout:g} s"
+        elif why == "flood":
+            o.detail = f"printed more than {limit / (1 << 20):.3g} MiB of output (the limit) and was stopped"
+        elif rc is not None and rc < 0:
+            o.status, o.detail = "crashed", signal_name(-rc)
+            if crash_note == "stack overflow" and -rc == signal.SIGSEGV:
+                o.detail = ("stack overflow: unbounded recursion? (does your piece call the library function it "
+                            "implements, or recurse once per element?)")
+        elif len(records) != 1:
+            if records:
+                o.detail = f"the test ran {len(records)} times in one process (duplicate test names?)"
+            else:
+                o.status = "crashed"
+                o.detail = f"exited with status {rc} before the test finished"
         else:
-            o.status = "crashed"
-            o.detail = f"exited with status {rc} before the test finished"
-    else:
-        rec = records[0]
-        if rec.get("passed") and rc == 0:
-            if int(rec.get("assertions_passed", 0)) == 0:
+            rec = records[0]
+            if rec.get("not_implemented"):
+                o.status, o.detail = "not_implemented", str(rec.get("not_implemented_what") or rec.get("first_failure", ""))
+            elif not rec.get("passed"):
+                o.detail = str(rec.get("first_failure") or "a check failed")
+            elif rc != 0:
+                o.detail = f"the test passed but the program then exited with status {rc}"
+            elif expected:
+                ok, why_not, n = compare(expected, os.path.join(tmp, "out", "reports.jsonl"))
+                if ok:
+                    o.status = "passed"
+                else:
+                    o.detail = why_not
+            elif int(rec.get("assertions_passed", 0)) == 0:
                 o.detail = "the test made no checks (ask your instructor: a graded test must assert something)"
             else:
                 o.status = "passed"
-        elif rec.get("not_implemented"):
-            o.status, o.detail = "not_implemented", str(rec.get("first_failure", ""))
-        elif rec.get("passed"):
-            o.detail = f"the test passed but the program then exited with status {rc}"
-        else:
-            o.detail = str(rec.get("first_failure") or "a check failed")
-    o.extra = {"exit_status": rc, "bytes_printed": total}
-    return o
+        o.extra = {"exit_status": rc, "bytes_printed": total}
+        return o
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
