@@ -182,8 +182,8 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
         elif rc is not None and rc < 0:
             o.status, o.detail = "crashed", signal_name(-rc)
             if crash_note == "stack overflow" and -rc == signal.SIGSEGV:
-                o.detail = ("stack overflow: unbounded recursion? (does your piece call the library function it "
-                            "implements, or recurse once per element?)")
+                o.detail = ("stack overflow — unbounded recursion: does your piece call the library function it "
+                            "implements, or recurse once per element?")
         elif len(records) != 1:
             if records:
                 o.detail = f"the test ran {len(records)} times in one process (duplicate test names?)"

@@ -94,11 +94,12 @@ def main() -> int:
             errors.append(f"[stubs] {ch}: its milestone was not graded")
 
     # The reference graded as a learner's tree: full marks for every exercise (milestones: the main build's test).
-    rc, table, res = grade(build, "reference", "--no-milestone")
-    print(f"--- reference\n{table}")
-    for (ch, ex), (s, m, texts) in by_exercise(res).items():
-        if ch in chapters and ex != "milestone" and abs(s - m) > 1e-6:
-            errors.append(f"[reference] {ch}.{ex}: {s:g} / {m:g}, expected full marks:\n  " + texts[0][:800])
+    for ch in chapters:
+        rc, table, res = grade(build, "reference", "--chapter", ch, "--no-milestone")
+        print(f"--- reference {ch}\n{table}")
+        for (c, ex), (s, m, texts) in by_exercise(res).items():
+            if ex != "milestone" and abs(s - m) > 1e-6:
+                errors.append(f"[reference] {c}.{ex}: {s:g} / {m:g}, expected full marks:\n  " + texts[0][:800])
 
     # Planted bugs lose points; library calls earn nothing. Each tree holds only the files it plants.
     for tree, want in (("planted", "loses points"), ("calls", "scores 0")):
