@@ -156,15 +156,25 @@ if(NOT KINDLING_LEARNER_BUILD AND IS_DIRECTORY "${KINDLING_SOLUTIONS_DIR}"
     DEPENDS ${_specs} ${_sol_all} ${PROJECT_SOURCE_DIR}/tests/tools/make_planted.py
     COMMENT "Planting the bugs of tests/tools/planted/ (build/planted)" VERBATIM)
   add_custom_target(kindling_planted DEPENDS ${KP_PLANTED_FILES})
+  # The cheats of tests/tools/cheats/ (issue 13): one tree each.
+  set(_cheats "")
+  file(GLOB _cheat_dirs LIST_DIRECTORIES true "${PROJECT_SOURCE_DIR}/tests/tools/cheats/*")
+  foreach(_c IN LISTS _cheat_dirs)
+    if(IS_DIRECTORY "${_c}")
+      get_filename_component(_cn "${_c}" NAME)
+      list(APPEND _cheats "cheat_${_cn}=${_c}")
+    endif()
+  endforeach()
   foreach(_spec "reference=${KINDLING_SOLUTIONS_DIR}" "planted=${_planted}"
-                "calls=${PROJECT_SOURCE_DIR}/tests/tools/library_calls")
+                "calls=${PROJECT_SOURCE_DIR}/tests/tools/library_calls" ${_cheats})
     string(REGEX REPLACE "=.*" "" _name "${_spec}")
     string(REGEX REPLACE "^[^=]*=" "" _tdir "${_spec}")
     list(APPEND KINDLING_TREES ${_name})
     set(KP_TREE_DIR_${_name} "${_tdir}")
     list(APPEND KP_UNTRUSTED_TREES ${_name})
   endforeach()
-  set(KINDLING_GRADER_TREES stubs reference planted calls ${KINDLING_GRADER_TREES})
+  string(REGEX REPLACE "=[^;]*" "" _cheat_names "${_cheats}")
+  set(KINDLING_GRADER_TREES stubs reference planted calls ${_cheat_names} ${KINDLING_GRADER_TREES})
 endif()
 
 # The pristine stubs, generated from solutions/ into <build>/stubs whenever a solution or a manifest

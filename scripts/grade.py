@@ -38,7 +38,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grade_report import Chapter, Exercise, GradedTest, fmt, table, write_reports  # noqa: E402
-from grade_run import Outcome, run_capped, run_test, signal_name, test_env  # noqa: E402
+import grade_sandbox  # noqa: E402
+from grade_run import Outcome, remember_program, run_capped, run_test, signal_name, test_env  # noqa: E402
 
 TEST_CASE = re.compile(r'TEST_CASE\s*\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([^"]*)"\s*\)')
 PTS = re.compile(r"^pts=(\d+(?:\.\d+)?)$")
@@ -121,7 +122,8 @@ def catalogue(binary: Path, workdir: str, timeout: float) -> tuple[list[dict] | 
     path = os.path.join(tmp, "catalogue.json")
     env = dict(test_env(tmp), KINDLING_GRADE_CATALOGUE=path)
     env.pop("KINDLING_GRADE_CASE")
-    rc, out, _, why = run_capped([str(binary), "kindling-grade-catalogue-only"], env, tmp, timeout, 1 << 20)
+    rc, out, _, why = run_capped([str(binary), "kindling-grade-catalogue-only"], env, tmp, timeout, 1 << 20,
+                                 ro=[(str(binary), str(binary))], rw=[tmp])
     try:
         with open(path) as f:
             return json.load(f)["tests"], ""
@@ -293,8 +295,7 @@ def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outc
     if not (stamp.exists() and stamp.read_text() == h):
         shutil.rmtree(in_dir, ignore_errors=True)
         in_dir.mkdir(parents=True)
-        p = subprocess.run([args.python, str(checker), "prepare", str(in_dir)], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, errors="replace")
+        p = grade_sandbox.run_tool([args.python, str(checker), "prepare", str(in_dir)])
         if p.returncode != 0:
             return Outcome("failed", detail=f"the milestone's inputs could not be prepared (grader problem): "
                                             f"{p.stdout[-1500:]}")
@@ -309,7 +310,8 @@ def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outc
         env.pop("KINDLING_GRADE_CASE")
         env.pop("OPENBLAS_NUM_THREADS")
         env.pop("KINDLING_NUM_THREADS")
-        rc, out, _, why = run_capped([str(binary), str(in_dir), out_dir], env, tmp, timeout, args.output_limit)
+        rc, out, _, why = run_capped([str(binary), str(in_dir), out_dir], env, tmp, timeout, args.output_limit,
+                                     ro=[(str(binary), str(binary)), (str(in_dir), str(in_dir))], rw=[out_dir])
         seconds = time.monotonic() - start
         text = out.decode("utf-8", errors="replace")
         o = Outcome("failed", output=text, seconds=seconds)
@@ -329,8 +331,7 @@ def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outc
                 last = [l for l in text.strip().splitlines() if l.strip()][-1:] or [""]
                 o.detail = f"the program exited with status {rc}: {last[0][:300]}"
             return o
-        p = subprocess.run([args.python, str(checker), "check", out_dir], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, errors="replace")
+        p = grade_sandbox.run_tool([args.python, str(checker), "check", out_dir])
         try:
             v = json.loads(Path(tmp, "verdict.json").read_text())
         except (OSError, ValueError):
@@ -395,6 +396,11 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
     if ms_target:
         targets.append(ms_target)
     build_out = ""
+    if not args.no_build and targets and grade_sandbox.sandbox_kind() != "bwrap":
+        # Without the sandbox a test could have replaced a program on disk (refused then by its hash):
+        # link the programs afresh rather than trust what is there.
+        for t in targets:
+            (bin_dir / t).unlink(missing_ok=True)
     if not args.no_build and targets:
         log(args, f"grade: building {', '.join(targets)} ...")
         _, build_out = build(args, targets)
@@ -430,6 +436,12 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
                           f"{error_excerpt(build_out, args.source, 25) or '(nothing; run make build)'}")
             continue
         program_for[ex] = binary
+
+    # The programs as built, before any learner code ran: a program changed later is refused.
+    for binary in set(program_for.values()):
+        remember_program(str(binary))
+    if ms_target and (bin_dir / ms_target).exists():
+        remember_program(str(bin_dir / ms_target))
 
     # The test list each program holds must be exactly the expected one.
     listing_error: dict[Path, str] = {}
@@ -592,6 +604,7 @@ def main(argv: list[str] | None = None) -> int:
         args.chapter, args.exercise = m.group(1), m.group(2)
     # A crashing learner program must not litter the folder with core files.
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    grade_sandbox.become_subreaper()  # whatever a test leaves running becomes ours to kill
 
     chapters: list[Chapter] = []
     try:
@@ -600,6 +613,11 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="kindling-grade-") as work:
             for ch in names:
                 chapters.append(grade_chapter(args, ch, setup_error, work))
+        grade_sandbox.kill_orphans()  # nothing a test started may outlive the grading
+        kind = grade_sandbox.sandbox_kind()
+        if chapters and kind != "bwrap":
+            chapters[0].notes.insert(0, f"the tests ran without a sandbox ({kind}); see scripts/grade_sandbox.py "
+                                        f"for what still protects the verdict")
         summary = table(chapters, str(args.out))
     except Exception:  # never leave without results: report the grader's own bug as the output
         summary = "The grader itself failed (please report this):\n" + traceback.format_exc()

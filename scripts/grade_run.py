@@ -9,6 +9,7 @@ early) > not implemented > the record's own verdict > the comparison with PyTorc
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import select
@@ -16,9 +17,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 
+import grade_sandbox
 from grade_compare import compare
 
 HEAD, TAIL = 6000, 2000  # bytes of the program's output kept for the report (the rest is counted, not kept)
@@ -72,14 +75,20 @@ def signal_name(num: int) -> str:
         return f"signal {num}"
 
 
-def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int) -> tuple[int | None, bytes, int, str]:
-    """Run cmd in its own session; returns (returncode or None, output excerpt, bytes printed, why-killed).
+def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int,
+               ro: list[tuple[str, str]] | None = None, rw: list[str] | None = None) -> tuple[int | None, bytes, int, str]:
+    """Run cmd in its own session — in a sandbox seeing only the `ro` (source, destination) and `rw`
+    binds, when ro is given (grade_sandbox.py); returns (returncode or None, output excerpt, bytes printed,
+    why-killed).
 
     Output is drained continuously (a chatty program never blocks on a full pipe) but only HEAD+TAIL
-    bytes are kept; past `limit` bytes, or past `timeout` seconds, the whole process group is killed.
+    bytes are kept; past `limit` bytes, or past `timeout` seconds, the whole process group is killed, and
+    whatever the program left running is killed too.
     """
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            cwd=cwd, env=env, start_new_session=True)
+    if ro is not None:
+        cmd = grade_sandbox.wrap(cmd, env, cwd, ro, rw or [])
+    proc = grade_sandbox.spawn(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               cwd=cwd, env=env, start_new_session=True)
     fd = proc.stdout.fileno()
     head, tail, total, why = bytearray(), bytearray(), 0, ""
     deadline = time.monotonic() + timeout
@@ -117,11 +126,15 @@ def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int) 
             pass
         proc.wait()
         proc.stdout.close()
+        grade_sandbox.finished(proc.pid)
+    rc = proc.returncode
+    if ro is not None and grade_sandbox.sandbox_kind() == "bwrap" and rc is not None and 128 < rc < 128 + 65:
+        rc = -(rc - 128)  # bwrap reports a program killed by signal N as exit status 128 + N
     excerpt = bytes(head)
     if total > len(head):
         skipped = total - len(head) - len(tail)
         excerpt += (f"\n[... {skipped} bytes not shown ...]\n".encode() if skipped > 0 else b"") + bytes(tail)
-    return (None if why else proc.returncode), excerpt, total, why
+    return (None if why else rc), excerpt, total, why
 
 
 def test_env(case_dir: str) -> dict:
@@ -136,25 +149,56 @@ def test_env(case_dir: str) -> dict:
 
 
 def make_case_dir(workdir: str, inputs_dir: str | None) -> str:
-    """A fresh folder for one test: in/ (the twin's inputs, linked) and out/ (what the test writes)."""
+    """A fresh folder for one test: in/ (the twin's inputs) and out/ (what the test writes). In the sandbox
+    in/ is the twin's input folder itself, bound read-only; without it, the inputs are copied."""
     tmp = tempfile.mkdtemp(prefix="t-", dir=workdir)
     os.makedirs(os.path.join(tmp, "in"))
     os.makedirs(os.path.join(tmp, "out"))
-    if inputs_dir and os.path.isdir(inputs_dir):
+    if inputs_dir and os.path.isdir(inputs_dir) and grade_sandbox.sandbox_kind() != "bwrap":
         for f in os.listdir(inputs_dir):
-            os.symlink(os.path.join(inputs_dir, f), os.path.join(tmp, "in", f))
+            shutil.copyfile(os.path.join(inputs_dir, f), os.path.join(tmp, "in", f))
     return tmp
+
+
+_hashes: dict[str, str] = {}
+_hash_lock = threading.Lock()
+
+
+def remember_program(path: str) -> None:
+    """Records a test program's hash right after it was built (before any learner code ran)."""
+    with _hash_lock:
+        _hashes[path] = file_hash(path)
+
+
+def file_hash(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def program_tampered(path: str) -> bool:
+    with _hash_lock:
+        want = _hashes.get(path)
+    return want is not None and file_hash(path) != want
 
 
 def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, inputs_dir: str | None = None,
              expected: str | None = None) -> Outcome:
     """Run the one TEST_CASE `name` of `binary` and judge it: its record (the in-process assertions) and,
     when it has a PyTorch twin (`expected`), the results it reported, compared outside the process."""
+    if program_tampered(binary):
+        return Outcome("failed", detail="the test program was changed on disk while grading (by an earlier test's "
+                                        "code?); it is not run")
     tmp = make_case_dir(workdir, inputs_dir)
     try:
         start = time.monotonic()
+        ro = [(binary, binary)]
+        if inputs_dir and os.path.isdir(inputs_dir):
+            ro.append((inputs_dir, os.path.join(tmp, "in")))
         rc, out, total, why = run_capped([binary, catch_spec(name)], test_env(tmp), os.path.join(tmp, "out"),
-                                         timeout, limit)
+                                         timeout, limit, ro=ro, rw=[os.path.join(tmp, "out")])
         seconds = time.monotonic() - start
         records = []
         record = os.path.join(tmp, "out", "record.jsonl")

@@ -19,6 +19,8 @@ PACKAGES=(
   doxygen python3-sphinx python3-breathe python3-myst-parser furo graphviz
   # data: Fashion-MNIST in /usr/share/datasets/fashion-mnist
   dataset-fashion-mnist
+  # the grader runs every graded test in a bubblewrap sandbox (scripts/grade_sandbox.py)
+  bubblewrap
 )
 
 # Which packages are missing? One dpkg-query call; an installed package reports "<want> ok installed"

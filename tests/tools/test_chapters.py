@@ -19,9 +19,11 @@ Nothing here reads exercises/, so a learner's work there never changes this test
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,10 +75,10 @@ def main() -> int:
     targets = []
     for f in sorted((build / "grading").glob("ch[0-9][0-9].json")):
         desc = json.loads(f.read_text())
-        for name in ("stubs", "reference", "planted", "calls"):
-            tree = desc["trees"].get(name)
-            if tree:
-                targets += list(tree["programs"].values()) + ([tree["milestone"]] if tree.get("milestone") else [])
+        for name, tree in desc["trees"].items():
+            if name in ("solutions", "exercises"):
+                continue
+            targets += list(tree["programs"].values()) + ([tree["milestone"]] if tree.get("milestone") else [])
     if not targets:
         errors.append("the build defines no programs for the grader's test trees (configure with tests/tools/planted)")
     p = subprocess.run(["cmake", "--build", str(build), "-j", "2", "--target", *targets, "--", "-k", "0"],
@@ -123,6 +125,49 @@ def main() -> int:
                 if missing:
                     errors.append(f"[planted] {ch}: no planted bug for {', '.join(missing)} "
                                   f"(tests/tools/planted/{ch}.json needs one per exercise)")
+
+    # The cheats of issue 13 (tests/tools/cheats/README.md): each scores 0 for its exercise, and neither
+    # the results nor (in the sandbox) the programs are touched.
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import grade_sandbox
+    sandboxed = grade_sandbox.sandbox_kind() == "bwrap"
+    print(f"sandbox: {grade_sandbox.sandbox_kind()}")
+    for cheat_dir in sorted((ROOT / "tests" / "tools" / "cheats").iterdir()):
+        if not cheat_dir.is_dir():
+            continue
+        tree = f"cheat_{cheat_dir.name}"
+        for ch_dir in sorted(p for p in cheat_dir.iterdir() if p.is_dir()):
+            ch, manifest = ch_dir.name, chapters.get(ch_dir.name)
+            if manifest is None:
+                continue
+            for ex, info in manifest["exercises"].items():
+                if not (ch_dir / info["file"]).exists():
+                    continue
+                programs = json.loads((build / "grading" / f"{ch}.json").read_text())["trees"][tree]["programs"]
+                binary = build / "grading-bin" / programs[ex]
+                before = hashlib.sha256(binary.read_bytes()).hexdigest()
+                rc, table, res = grade(build, tree, "--exercise", f"{ch}.{ex}")
+                print(f"--- {tree} {ch}.{ex}\n{table}")
+                results = build / "tests" / "tools" / "chapter-results" / tree / "results.json"
+                written = results.read_bytes() if results.exists() else b""
+                time.sleep(3)  # a daemon that survived would strike now
+                s, m, texts = by_exercise(res).get((ch, ex), (None, None, []))
+                if s is None or s > 1e-6:
+                    errors.append(f"[{tree}] {ch}.{ex}: the cheat earned {s} / {m}:\n{table}")
+                if not results.exists() or results.read_bytes() != written:
+                    errors.append(f"[{tree}] results.json changed after the grader wrote it")
+                # Without a sandbox (no bubblewrap) a program can be replaced; the grader then refuses it.
+                changed = not binary.exists() or hashlib.sha256(binary.read_bytes()).hexdigest() != before
+                if changed and sandboxed:
+                    errors.append(f"[{tree}] the test program {binary.name} was changed on disk")
+                if changed:  # rebuild it for the next run
+                    binary.unlink(missing_ok=True)
+                    subprocess.run(["cmake", "--build", str(build), "--target", binary.name], stdout=subprocess.DEVNULL)
+                for litter in (results.parent / "results.json.daemon-was-here", binary.parent / f"{binary.name}.binary-was-here"):
+                    if litter.exists():
+                        if sandboxed:
+                            errors.append(f"[{tree}] the cheat wrote {litter} outside its sandbox")
+                        litter.unlink()
 
     for e in errors:
         print("FAIL " + e, file=sys.stderr)
