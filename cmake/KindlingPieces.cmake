@@ -106,9 +106,10 @@ foreach(_ch IN LISTS KINDLING_REFERENCE_CHAPTERS)
   endif()
   if(NOT _ch IN_LIST _kp_available)
     string(SUBSTRING "${_ch}" 2 2 _num)
-    message(FATAL_ERROR "REFERENCE asks for chapter ${_num}'s reference answers, but solutions/${_ch}/ is not in "
-                        "this tree. A handout holds only the chapters its instructor shipped "
-                        "(make handout REFERENCE=...); write your own in exercises/${_ch}/.")
+    message(FATAL_ERROR "REFERENCE (KINDLING_REFERENCE=${KINDLING_REFERENCE}) asks for chapter ${_num}'s reference "
+                        "answers, but solutions/${_ch}/ is not in this tree. A handout holds only the chapters "
+                        "its instructor shipped (make handout REFERENCE=...); write your own in exercises/${_ch}/ "
+                        "(a value left from an earlier configure? pass REFERENCE=none).")
   endif()
 endforeach()
 message(STATUS "Exercise pieces: reference for [${KINDLING_REFERENCE_CHAPTERS}] of [${KINDLING_PIECE_CHAPTERS}]")

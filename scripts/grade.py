@@ -347,10 +347,6 @@ def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outc
 
 
 # ---- one chapter ---------------------------------------------------------------------------------------
-def exercise_of(program_key: str, ex: str) -> bool:
-    return program_key in ("*", ex)
-
-
 def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
     tests_dir = args.tests_dir
     notes: list[str] = []
@@ -619,6 +615,14 @@ def main(argv: list[str] | None = None) -> int:
             chapters[0].notes.insert(0, f"the tests ran without a sandbox ({kind}); see scripts/grade_sandbox.py "
                                         f"for what still protects the verdict")
         summary = table(chapters, str(args.out))
+        if args.milestone_only:  # `make milestone`: the one line per milestone first
+            lines = []
+            for c in chapters:
+                if c.milestone and c.milestone.tests[0].outcome:
+                    o = c.milestone.tests[0].outcome
+                    lines.append(o.extra.get("line") or
+                                 f"MILESTONE {c.id} {c.milestone.title}: not run to its end ({o.describe()}) FAIL")
+            summary = "\n".join(lines + [summary])
     except Exception:  # never leave without results: report the grader's own bug as the output
         summary = "The grader itself failed (please report this):\n" + traceback.format_exc()
     print(summary)

@@ -16,13 +16,13 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 export CCACHE_BASEDIR="$work"
 
 bash "$root/scripts/handout.sh" "$work/tree"
-for gone in solutions tests/grading/hidden tests/tools/planted bench; do
+for gone in solutions tests/grading/hidden tests/tools/planted tests/tools/cheats bench tests/tensor tests/parity/ch01_tensor.py; do
   [ ! -e "$work/tree/$gone" ] || fail "$gone shipped"
 done
 [ -d "$work/tree/exercises" ] && [ -d "$work/tree/tests/grading/stubs" ] || fail "exercises/ or the stubs missing"
 ! grep -rqs "BEGIN SOLUTION" "$work/tree/exercises" || fail "a solution region shipped"
 
-cmake -S "$work/tree" -B "$work/build" -G Ninja >/dev/null
+cmake -S "$work/tree" -B "$work/build" -G Ninja -DKINDLING_REFERENCE=none >/dev/null
 ctest --test-dir "$work/build" -N -L grading | grep -q "solutions/ score 100%" && fail "handout registers solution tests"
 
 # 2. every chapter 0 / 100 (milestones included), results written
@@ -42,9 +42,13 @@ grep -q "run-chapters: stopped at program 1 " <<<"$run_out" || fail "make run di
 
 # 4. pieces that call the library's public functions: each recurses into itself and earns nothing
 cp "$root"/tests/tools/library_calls/ch01/*.cpp "$work/tree/exercises/ch01/"
+printf 'int this does not compile;\n' >> "$work/tree/exercises/ch01/ex3_broadcast.cpp"  # compile isolation
 /usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/build" --out "$work/build/grade-calls" \
   --chapter 01 --no-milestone --jobs 2 --expect zero --quiet > "$work/calls.txt" || { cat "$work/calls.txt"; fail "library calls earned points"; }
 grep -q "stack overflow" "$work/calls.txt" || { cat "$work/calls.txt"; fail "the recursion was not named a stack overflow"; }
+grep -q "exercises/ch01/ex3_broadcast.cpp does not compile" "$work/calls.txt" \
+  || { cat "$work/calls.txt"; fail "a file that does not compile was not named"; }
+[ "$(grep -c "build failed" "$work/calls.txt")" = 1 ] || { cat "$work/calls.txt"; fail "one broken file failed other exercises"; }
 cp "$work"/tree/tests/grading/stubs/ch01/*.cpp "$work/tree/exercises/ch01/"
 
 # 5. with the reference for chapters 1-5 the handout runs every chapter program
