@@ -1,13 +1,36 @@
 # Kindling's human entry points. The two you need: `make run` and `make test`.
 # Everything else is in the README's table. Variables: BUILD (build folder), CH (chapter, e.g. 02),
-# SOLUTIONS=1 (grade the reference solutions), DEST (handout folder), NATIVE=OFF (portable build).
+# EX (one exercise, e.g. ch02.ex3), REFERENCE (chapters whose reference answers your library takes,
+# e.g. 01,02), MINE=1 (`make run` on your own library), SOLUTIONS=1 (grade the reference solutions),
+# FORCE=1 (`make exercises` over edited files, after a backup), DEST (handout folder), NATIVE=OFF.
 BUILD     ?= build
 NATIVE    ?= ON
 JOBS      ?= $(shell nproc)
 PYTHON    := /usr/bin/python3
 CMAKE_FLAGS ?=
+comma := ,
+empty :=
+space := $(empty) $(empty)
 
-.PHONY: all deps configure build run test test-slow grade book handout bench sanitize tsan fuzz ci-extra clang-configure clean exercises help
+# Your library: in the full tree a second build folder whose layers take your exercises/ (the reference
+# only for the chapters in REFERENCE, none by default); in a handout the build folder itself (REFERENCE
+# defaults to the chapters your instructor shipped).
+ifeq ($(wildcard .kindling-handout),)
+  LEARNER_BUILD ?= $(BUILD)-learner
+  REFERENCE     ?= none
+  LEARNER_ARGS  := -DKINDLING_LEARNER_BUILD=ON -DKINDLING_REFERENCE=$(REFERENCE) -DKINDLING_NATIVE=$(NATIVE)
+else
+  LEARNER_BUILD ?= $(BUILD)
+  SHIPPED       := $(patsubst solutions/ch%,%,$(wildcard solutions/ch[0-9][0-9]))
+  REFERENCE     ?= $(or $(subst $(space),$(comma),$(strip $(SHIPPED))),none)
+  LEARNER_ARGS  := -DKINDLING_REFERENCE=$(REFERENCE) -DKINDLING_NATIVE=$(NATIVE)
+  MINE          := 1
+endif
+GRADE = $(PYTHON) scripts/grade.py --build $(LEARNER_BUILD) $(foreach a,$(LEARNER_ARGS),--cmake-arg=$(a)) \
+        --jobs $(JOBS) --out $(LEARNER_BUILD)/grade
+
+.PHONY: all deps configure build run test test-slow grade milestone hint book handout bench sanitize tsan \
+        fuzz ci-extra clang-configure clean exercises help
 
 all: build
 
@@ -24,11 +47,19 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 ## run: build everything, run every chapter's programs in order, build the book
+## (MINE=1: the programs run on your own library and stop at the first piece you have not written)
+ifeq ($(MINE),)
 run: build
 	@bash scripts/run-chapters.sh $(BUILD)
 	@$(MAKE) --no-print-directory book
 	@echo
 	@echo "The book is ready: open file://$(CURDIR)/$(BUILD)/book/html/index.html"
+else
+run: deps
+	@cmake -S . -B $(LEARNER_BUILD) -G Ninja $(LEARNER_ARGS) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(LEARNER_BUILD) -j $(JOBS)
+	@bash scripts/run-chapters.sh $(LEARNER_BUILD)
+endif
 
 ## test: build and run the whole suite (unit, parity, grading, book, consumer project)
 ## (the slow handout round trip runs in `make test-slow`, which CI runs too)
@@ -39,14 +70,28 @@ test: build
 test-slow: build
 	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure --timeout 1800 -L slow
 
-## exercises: regenerate exercises/ from solutions/
+## exercises: regenerate exercises/ from solutions/ (never over a file you edited; FORCE=1 backs it up first)
 exercises:
-	@$(PYTHON) scripts/make_exercises.py
+	@$(PYTHON) scripts/make_exercises.py $(if $(FORCE),--force)
 
-## grade: grade exercises/ (SOLUTIONS=1 grades solutions/; CH=02 one chapter)
+## grade: grade your exercises/ in your library (CH=02 one chapter, EX=ch02.ex3 one exercise,
+## REFERENCE=01,02 the reference for chapters you skip; SOLUTIONS=1 grades solutions/)
+ifeq ($(SOLUTIONS),)
+grade: deps
+	@$(GRADE) $(if $(CH),--chapter $(CH)) $(if $(EX),--exercise $(EX))
+else
 grade: configure
-	@$(PYTHON) scripts/grade.py --build $(BUILD) $(if $(SOLUTIONS),--solutions) \
-	  $(if $(CH),--chapter $(CH)) --jobs $(JOBS) --out $(BUILD)/grade
+	@$(PYTHON) scripts/grade.py --build $(BUILD) --tree solutions $(if $(CH),--chapter $(CH)) \
+	  $(if $(EX),--exercise $(EX)) --jobs $(JOBS) --out $(BUILD)/grade
+endif
+
+## milestone: run the chapter's milestone on your library (CH=05: your chapters 1-5 train Fashion-MNIST)
+milestone: deps
+	@$(GRADE) --milestone-only $(if $(CH),--chapter $(CH))
+
+## hint: every hint of one exercise (EX=ch02.ex3); `make grade` shows the first after an attempt
+hint:
+	@$(PYTHON) scripts/grade.py --hint "$(EX)"
 
 ## book: Doxygen + Sphinx (-W) into build/book/html (+ singlehtml/), with program outputs captured now.
 ## Builds only what the book needs (the library and the chapter programs, not the tests).
@@ -54,9 +99,10 @@ book: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target kindling_book_programs
 	@bash scripts/build-book.sh $(BUILD)
 
-## handout: a student tree without solutions/ and hidden tests (DEST=folder)
+## handout: a student tree without solutions/ and hidden tests (DEST=folder; REFERENCE=01,02 also ships
+## those chapters' reference answers)
 handout:
-	@bash scripts/handout.sh $(if $(DEST),$(DEST),$(BUILD)/handout)
+	@bash scripts/handout.sh $(if $(DEST),$(DEST),$(BUILD)/handout) $(filter-out none,$(subst $(comma),$(space),$(if $(filter command line,$(origin REFERENCE)),$(REFERENCE))))
 
 ## bench: every benchmark in bench/, printed as BENCH lines with ratios vs peers
 bench: build

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Checks that no code reaches forward in the book: a layer's sources and headers, and a chapter's
-programs, may include only headers of their own layer and the layers before it.
+"""Checks that no code reaches forward in the book: a layer's sources and headers, a chapter's programs
+and its answer files (solutions/chNN, exercises/chNN) may include only headers of their own layer and the
+layers before it.
 
 CMake already refuses a forward *link*; this catches a forward *#include* (which would compile
 against declarations the layer cannot link, or tempt someone to add the link).
@@ -42,6 +43,12 @@ def main(root):
         layer = CHAPTER_LAYER.get(ch_dir.name[:2])
         if layer:
             targets += [(p, layer) for p in ch_dir.rglob("*.cpp")]
+    # Answer files (reference and the learner's) are compiled into their chapter's layer.
+    for tree in ("solutions", "exercises"):
+        for ch_dir in sorted((root / tree).glob("ch[0-9][0-9]")):
+            layer = CHAPTER_LAYER.get(ch_dir.name[2:])
+            if layer:
+                targets += [(p, layer) for p in ch_dir.rglob("*") if p.suffix in (".hpp", ".cpp", ".h", ".cu")]
     for path, layer in targets:
         for n, used in includes(path):
             if used not in ALLOWED[layer]:

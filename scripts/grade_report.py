@@ -1,19 +1,23 @@
-"""The grader's three reports (used by grade.py): the score table, results.json (Gradescope), junit.xml."""
+"""The grader's reports (used by grade.py): the score table, a details file per chapter, results.json
+(Gradescope) and junit.xml."""
 from __future__ import annotations
 
 import json
 import os
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from grade_run import Outcome
+
+WIDTH = 110  # the table's width; longer lines wrap (never cut)
 
 
 @dataclass
 class GradedTest:
     name: str
     chapter: str          # "ch02"
-    exercise: str         # "ex1"
+    exercise: str         # "ex1" (or "milestone")
     pts: float            # the test's weight inside its exercise ([pts=N])
     hidden: bool
     tags: list[str]
@@ -31,20 +35,42 @@ class GradedTest:
 class Exercise:
     id: str
     title: str
-    hint: str
+    hints: list[str]
     points: float
     tests: list[GradedTest] = field(default_factory=list)
+    piece: str = ""
+    test_hints: dict = field(default_factory=dict)
 
     @property
     def score(self) -> float:
         return sum(t.score for t in self.tests)
 
-    def status(self) -> Outcome:
-        """The exercise's status: passed, or the first test that did not pass (declaration order)."""
+    def first_failure(self) -> GradedTest | None:
+        """The first test that did not pass (declaration order), or None."""
         for t in self.tests:
             if t.outcome is None or not t.outcome.passed:
-                return t.outcome or Outcome("failed", "not run")
-        return Outcome("passed")
+                return t
+        return None
+
+    def status(self) -> Outcome:
+        t = self.first_failure()
+        if t is None:
+            return Outcome("passed")
+        return t.outcome or Outcome("failed", "not run")
+
+    def attempted(self) -> bool:
+        """Hints are for an attempt: not for an untouched stub, nor for work waiting on another piece."""
+        return any(t.outcome and t.outcome.status not in ("not_implemented", "blocked", "not_run", "build_failed")
+                   for t in self.tests)
+
+    def nudge(self) -> str:
+        """The first-tier hint, the failing test's own where the manifest has one."""
+        t = self.first_failure()
+        if t is not None:
+            for key, h in self.test_hints.items():
+                if key in t.name:
+                    return h
+        return self.hints[0] if self.hints else ""
 
 
 @dataclass
@@ -52,16 +78,23 @@ class Chapter:
     id: str                # "ch02"
     title: str
     exercises: list[Exercise]
-    build_error: str = ""  # compiler excerpt when the chapter's program did not build
+    build_error: str = ""  # set when nothing of the chapter could be built (e.g. CMake failed)
     notes: list[str] = field(default_factory=list)
+    milestone: Exercise | None = None
+
+    def graded(self) -> list[Exercise]:
+        return self.exercises + ([self.milestone] if self.milestone else [])
+
+    def all_tests(self) -> list[GradedTest]:
+        return [t for e in self.graded() for t in e.tests]
 
     @property
     def score(self) -> float:
-        return sum(e.score for e in self.exercises)
+        return sum(e.score for e in self.graded())
 
     @property
     def max_score(self) -> float:
-        return sum(e.points for e in self.exercises if e.tests)
+        return sum(e.points for e in self.graded() if e.tests)
 
 
 def fmt(x: float) -> str:
@@ -73,33 +106,68 @@ def _xml_safe(s: str) -> str:
     return "".join(c if c in "\t\n\r" or (" " <= c and c not in "\ufffe\uffff") else "?" for c in s)
 
 
-def _one_line(s: str, n: int = 110) -> str:
+def _wrap(text: str, indent: str, first: str = "") -> list[str]:
+    """`text` wrapped to the table's width under `indent` (its own line breaks kept, nothing cut)."""
+    out = []
+    lead = first or indent
+    for k, para in enumerate(text.splitlines() or [""]):
+        w = textwrap.wrap(para, WIDTH, initial_indent=lead if k == 0 else indent, subsequent_indent=indent,
+                          break_long_words=True, break_on_hyphens=False) or [lead if k == 0 else indent]
+        out += w
+    return out
+
+
+def _short(s: str, n: int = 60) -> str:
     s = " ".join(s.split())
-    return s if len(s) <= n else s[: n - 3] + "..."
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def details_path(out_dir: str, ch: Chapter) -> str:
+    return os.path.join(out_dir, f"{ch.id}.txt")
 
 
 def table(chapters: list[Chapter], out_dir: str) -> str:
     lines = []
     for ch in chapters:
         head = f"Chapter {ch.id[2:]} — {ch.title}"
-        lines.append(f"{head:<62}{fmt(ch.score):>4} / {fmt(ch.max_score)}")
+        lines.append(f"{head:<55}{fmt(ch.score):>6} / {fmt(ch.max_score)}")
         if ch.build_error:
-            lines.append("  build failed — every test of this chapter scores 0. The compiler said:")
-            lines += ["    " + l for l in ch.build_error.splitlines()[:12]]
+            lines.append("  the chapter could not be built — every test scores 0:")
+            lines += _wrap(ch.build_error, "    ")
         for note in ch.notes:
-            lines.append(f"  note: {note}")
-        for ex in ch.exercises:
+            lines += _wrap(note, "        ", "  note: ")
+        for ex in ch.graded():
             if not ex.tests:
                 continue
             st = ex.status()
-            shown = st.describe() if not ch.build_error else "build failed"
-            lines.append(f"  {ex.id:<4} {_one_line(ex.title, 36):<36} {fmt(ex.score):>5} / {fmt(ex.points):<4} "
-                         f"{_one_line(shown)}")
-            if not st.passed and ex.hint:
-                lines.append(f"       hint: {ex.hint}")
+            if ex.id == "milestone":
+                st = ex.tests[0].outcome or st
+            label = ex.id if ex.id != "milestone" else "mile"
+            lead = f"  {label:<4} {_short(ex.title, 44):<44} {fmt(ex.score):>5} / {fmt(ex.points):<4} "
+            if ex.id == "milestone" and st.extra.get("line"):
+                text = st.extra["line"].split(": ", 1)[-1]
+            elif ex.id == "milestone" and st.status == "not_implemented":
+                text = f"not run to its end: {st.detail}"
+            else:
+                text = st.describe()
+                failing = ex.first_failure()
+                if failing is not None and failing.name != "milestone" and st.status not in (
+                        "build_failed", "not_implemented"):
+                    text += f"  [test: {failing.name}]"
+            lines += _wrap(text, " " * len(lead), lead)
+            if st.status == "build_failed" and st.detail:
+                shown = st.detail.splitlines()
+                lines += ["         " + l for l in shown[:8]]
+                if len(shown) > 8:
+                    lines.append(f"         ... (all of it: {details_path(out_dir, ch)})")
+            if not st.passed and ex.attempted() and ex.nudge():
+                lines += _wrap(ex.nudge(), "             ", "       hint: ")
+                if len(ex.hints) > 1:
+                    lines.append(f"             (more: make hint EX={ch.id}.{ex.id})")
+        lines.append(f"  details: {details_path(out_dir, ch)}")
     if len(chapters) > 1:
         total = sum(c.score for c in chapters)
-        lines.append(f"{'Total':<62}{fmt(total):>4} / {fmt(sum(c.max_score for c in chapters))}")
+        lines.append(f"{'Total':<55}{fmt(total):>6} / {fmt(sum(c.max_score for c in chapters))}")
     if not chapters:
         lines.append("No graded chapters found (tests/grading/chNN/ with an exercises.json).")
     lines.append(f"results: {os.path.join(out_dir, 'results.json')}  (Gradescope)   "
@@ -110,25 +178,50 @@ def table(chapters: list[Chapter], out_dir: str) -> str:
 def _test_output(ch: Chapter, ex: Exercise, t: GradedTest) -> str:
     o = t.outcome or Outcome("failed", "not run")
     parts = [f"{ch.id}.{ex.id} — {ex.title}: {o.describe()}"]
-    if o.status == "build_failed":
-        parts.append(ch.build_error)
-    elif o.detail and o.status in ("not_implemented",):
+    if t.name != "milestone":
+        parts.append(f"test: {t.name}" + (f" ({t.file}:{t.line})" if t.file else ""))
+    if o.status == "build_failed" or (o.detail and o.status in ("not_implemented", "blocked")):
         parts.append(o.detail)
-    if not o.passed and ex.hint:
-        parts.append(f"hint: {ex.hint}")
-    if o.output.strip() and o.status not in ("passed", "not_implemented", "build_failed"):
+    if not o.passed and ex.attempted() and ex.nudge():
+        parts.append(f"hint: {ex.nudge()}")
+    if o.output.strip() and o.status not in ("passed", "not_implemented", "blocked", "build_failed"):
         parts.append("program output (excerpt):\n" + o.output[-3000:])
     return "\n".join(parts)
+
+
+def details(ch: Chapter) -> str:
+    """Everything about one chapter's run: every test's verdict in full, hints, program output."""
+    out = [f"Chapter {ch.id[2:]} — {ch.title}: {fmt(ch.score)} / {fmt(ch.max_score)}", ""]
+    if ch.build_error:
+        out += ["The chapter could not be built:", ch.build_error, ""]
+    for note in ch.notes:
+        out.append(f"note: {note}")
+    for ex in ch.graded():
+        out.append(f"== {ch.id}.{ex.id} — {ex.title}: {fmt(ex.score)} / {fmt(ex.points)}")
+        if ex.piece:
+            out.append(f"   the piece: {ex.piece}")
+        for t in ex.tests:
+            o = t.outcome or Outcome("failed", "not run")
+            out.append(f"-- {t.name}: {fmt(t.score)} / {fmt(t.max_score)}  {o.describe()}")
+            if o.detail and o.status not in ("failed",):
+                out += ["   " + l for l in o.detail.splitlines()]
+            if o.output.strip() and not o.passed:
+                out.append("   program output:")
+                out += ["   | " + l for l in o.output.splitlines()[-80:]]
+        if ex.score < ex.points and ex.attempted() and ex.hints:
+            out.append(f"   hint: {ex.nudge()}   (more: make hint EX={ch.id}.{ex.id})")
+        out.append("")
+    return "\n".join(out)
 
 
 def results_json(chapters: list[Chapter], summary: str) -> dict:
     tests = []
     for ch in chapters:
-        for ex in ch.exercises:
+        for ex in ch.graded():
             for k, t in enumerate(ex.tests, 1):
                 tests.append({
                     "name": f"{ch.id} {ex.id} {ex.title}: {t.name}",
-                    "number": f"{int(ch.id[2:])}.{ex.id[2:]}.{k}",
+                    "number": f"{int(ch.id[2:])}.{ex.id[2:] if ex.id.startswith('ex') else 'M'}.{k}",
                     "score": round(t.score, 4),
                     "max_score": round(t.max_score, 4),
                     "status": "passed" if t.score == t.max_score and t.outcome and t.outcome.passed else "failed",
@@ -156,20 +249,20 @@ def junit_xml(chapters: list[Chapter]) -> bytes:
         suite = ET.SubElement(root, "testsuite", name=f"{ch.id} — {ch.title}")
         n = f = e = 0
         secs = 0.0
-        for ex in ch.exercises:
+        for ex in ch.graded():
             for t in ex.tests:
                 o = t.outcome or Outcome("failed", "not run")
                 n += 1
                 secs += o.seconds
                 case = ET.SubElement(suite, "testcase", classname=f"{ch.id}.{ex.id}", name=_xml_safe(t.name),
                                      time=f"{o.seconds:.3f}")
-                ET.SubElement(case, "properties")
-                ET.SubElement(case.find("properties"), "property", name="score", value=fmt(t.score))
-                ET.SubElement(case.find("properties"), "property", name="max_score", value=fmt(t.max_score))
+                props = ET.SubElement(case, "properties")
+                ET.SubElement(props, "property", name="score", value=fmt(t.score))
+                ET.SubElement(props, "property", name="max_score", value=fmt(t.max_score))
                 if not o.passed:
                     kind = "error" if o.status in ("crashed", "timed_out", "build_failed") else "failure"
                     f, e = (f, e + 1) if kind == "error" else (f + 1, e)
-                    el = ET.SubElement(case, kind, message=_xml_safe(_one_line(o.describe(), 300)), type=o.status)
+                    el = ET.SubElement(case, kind, message=_xml_safe(_short(o.describe(), 300)), type=o.status)
                     el.text = _xml_safe(_test_output(ch, ex, t))
         suite.set("tests", str(n))
         suite.set("failures", str(f))
@@ -184,12 +277,19 @@ def junit_xml(chapters: list[Chapter]) -> bytes:
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
+def _atomic_write(path: str, data: bytes) -> None:
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def write_reports(chapters: list[Chapter], out_dir: str, summary: str) -> None:
-    """Write results.json and junit.xml atomically (a reader never sees half a file)."""
+    """Write results.json, junit.xml and the chapters' details files atomically (never half a file)."""
     os.makedirs(out_dir, exist_ok=True)
-    for name, data in (("results.json", json.dumps(results_json(chapters, summary), indent=2).encode()),
-                       ("junit.xml", junit_xml(chapters))):
-        tmp = os.path.join(out_dir, f".{name}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, os.path.join(out_dir, name))
+    _atomic_write(os.path.join(out_dir, "results.json"), json.dumps(results_json(chapters, summary), indent=2).encode())
+    _atomic_write(os.path.join(out_dir, "junit.xml"), junit_xml(chapters))
+    for ch in chapters:
+        _atomic_write(details_path(out_dir, ch), details(ch).encode())

@@ -1,28 +1,35 @@
 """Running one graded test in its own process and judging it from its result record (used by grade.py).
 
-The verdict never comes from what the program prints. The grading listener (tests/grading/grading_listener.cpp)
-appends a JSON record {nonce, name, passed, ...} to KINDLING_GRADE_RECORD only after the test case ran to its end;
-this module supplies a fresh nonce per test and requires that record. Order of verdicts:
-timed out > output flood > killed by a signal > no record (exited early) > the record's own verdict.
+The verdict never comes from what the program prints. Each test gets a fresh case folder (KINDLING_GRADE_CASE):
+in/ holds its PyTorch twin's inputs, out/ what it writes. The grading listener (tests/grading/grading_listener.cpp)
+appends a JSON record {name, passed, ...} to out/record.jsonl only after the test case ran to its end; the test's
+reported results (out/reports.jsonl) must then agree with the twin's expected values, which never enter the test
+process (grade_compare.py). Order of verdicts: timed out > output flood > killed by a signal > no record (exited
+early) > not implemented > the record's own verdict > the comparison with PyTorch.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import secrets
 import select
+import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
+
+import grade_sandbox
+from grade_compare import compare
 
 HEAD, TAIL = 6000, 2000  # bytes of the program's output kept for the report (the rest is counted, not kept)
 
 
 @dataclass
 class Outcome:
-    status: str            # passed | failed | not_implemented | crashed | timed_out | build_failed
+    status: str            # passed | failed | not_implemented | blocked | crashed | timed_out | build_failed | not_run
     detail: str = ""       # first failure message, signal name, compiler excerpt...
     output: str = ""       # an excerpt of what the program printed (never used for the verdict)
     seconds: float = 0.0
@@ -38,12 +45,16 @@ class Outcome:
             return "passed"
         if self.status == "not_implemented":
             return "not implemented yet"
+        if self.status == "blocked":
+            return self.detail or "waits for another exercise"
         if self.status == "timed_out":
             return f"timed out ({self.detail})"
         if self.status == "crashed":
             return f"crashed ({self.detail})"
         if self.status == "build_failed":
             return "build failed"
+        if self.status == "not_run":
+            return f"not run: {self.detail}" if self.detail else "not run"
         return f"failed: {self.detail}" if self.detail else "failed"
 
 
@@ -64,14 +75,20 @@ def signal_name(num: int) -> str:
         return f"signal {num}"
 
 
-def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int) -> tuple[int | None, bytes, int, str]:
-    """Run cmd in its own session; returns (returncode or None, output excerpt, bytes printed, why-killed).
+def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int,
+               ro: list[tuple[str, str]] | None = None, rw: list[str] | None = None) -> tuple[int | None, bytes, int, str]:
+    """Run cmd in its own session — in a sandbox seeing only the `ro` (source, destination) and `rw`
+    binds, when ro is given (grade_sandbox.py); returns (returncode or None, output excerpt, bytes printed,
+    why-killed).
 
     Output is drained continuously (a chatty program never blocks on a full pipe) but only HEAD+TAIL
-    bytes are kept; past `limit` bytes, or past `timeout` seconds, the whole process group is killed.
+    bytes are kept; past `limit` bytes, or past `timeout` seconds, the whole process group is killed, and
+    whatever the program left running is killed too.
     """
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            cwd=cwd, env=env, start_new_session=True)
+    if ro is not None:
+        cmd = grade_sandbox.wrap(cmd, env, cwd, ro, rw or [])
+    proc = grade_sandbox.spawn(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               cwd=cwd, env=env, start_new_session=True)
     fd = proc.stdout.fileno()
     head, tail, total, why = bytearray(), bytearray(), 0, ""
     deadline = time.monotonic() + timeout
@@ -109,26 +126,82 @@ def run_capped(cmd: list[str], env: dict, cwd: str, timeout: float, limit: int) 
             pass
         proc.wait()
         proc.stdout.close()
+        grade_sandbox.finished(proc.pid)
+    rc = proc.returncode
+    if ro is not None and grade_sandbox.sandbox_kind() == "bwrap" and rc is not None and 128 < rc < 128 + 65:
+        rc = -(rc - 128)  # bwrap reports a program killed by signal N as exit status 128 + N
     excerpt = bytes(head)
     if total > len(head):
         skipped = total - len(head) - len(tail)
         excerpt += (f"\n[... {skipped} bytes not shown ...]\n".encode() if skipped > 0 else b"") + bytes(tail)
-    return (None if why else proc.returncode), excerpt, total, why
+    return (None if why else rc), excerpt, total, why
 
 
-def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str) -> Outcome:
-    """Run the one TEST_CASE `name` of `binary` and judge it from its result record."""
-    nonce = secrets.token_hex(16)
-    with tempfile.TemporaryDirectory(prefix="t-", dir=workdir) as tmp:
-        record = os.path.join(tmp, "record.jsonl")
-        env = dict(os.environ)
-        env.update(KINDLING_GRADE_RECORD=record, KINDLING_GRADE_NONCE=nonce)
-        env.setdefault("OPENBLAS_NUM_THREADS", "1")  # tests run side by side; do not oversubscribe cores
-        env.setdefault("KINDLING_NUM_THREADS", "1")
+def test_env(case_dir: str) -> dict:
+    """What a test process inherits: nothing of the grader's own environment but the essentials."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": case_dir, "LANG": "C.UTF-8", "TMPDIR": case_dir,
+           "OPENBLAS_NUM_THREADS": "1", "KINDLING_NUM_THREADS": "1",  # tests run side by side
+           "KINDLING_GRADE_CASE": case_dir}
+    for k in ("KINDLING_FASHION_MNIST", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    return env
+
+
+def make_case_dir(workdir: str, inputs_dir: str | None) -> str:
+    """A fresh folder for one test: in/ (the twin's inputs) and out/ (what the test writes). In the sandbox
+    in/ is the twin's input folder itself, bound read-only; without it, the inputs are copied."""
+    tmp = tempfile.mkdtemp(prefix="t-", dir=workdir)
+    os.makedirs(os.path.join(tmp, "in"))
+    os.makedirs(os.path.join(tmp, "out"))
+    if inputs_dir and os.path.isdir(inputs_dir) and grade_sandbox.sandbox_kind() != "bwrap":
+        for f in os.listdir(inputs_dir):
+            shutil.copyfile(os.path.join(inputs_dir, f), os.path.join(tmp, "in", f))
+    return tmp
+
+
+_hashes: dict[str, str] = {}
+_hash_lock = threading.Lock()
+
+
+def remember_program(path: str) -> None:
+    """Records a test program's hash right after it was built (before any learner code ran)."""
+    with _hash_lock:
+        _hashes[path] = file_hash(path)
+
+
+def file_hash(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def program_tampered(path: str) -> bool:
+    with _hash_lock:
+        want = _hashes.get(path)
+    return want is not None and file_hash(path) != want
+
+
+def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, inputs_dir: str | None = None,
+             expected: str | None = None) -> Outcome:
+    """Run the one TEST_CASE `name` of `binary` and judge it: its record (the in-process assertions) and,
+    when it has a PyTorch twin (`expected`), the results it reported, compared outside the process."""
+    if program_tampered(binary):
+        return Outcome("failed", detail="the test program was changed on disk while grading (by an earlier test's "
+                                        "code?); it is not run")
+    tmp = make_case_dir(workdir, inputs_dir)
+    try:
         start = time.monotonic()
-        rc, out, total, why = run_capped([binary, catch_spec(name)], env, tmp, timeout, limit)
+        ro = [(binary, binary)]
+        if inputs_dir and os.path.isdir(inputs_dir):
+            ro.append((inputs_dir, os.path.join(tmp, "in")))
+        rc, out, total, why = run_capped([binary, catch_spec(name)], test_env(tmp), os.path.join(tmp, "out"),
+                                         timeout, limit, ro=ro, rw=[os.path.join(tmp, "out")])
         seconds = time.monotonic() - start
         records = []
+        record = os.path.join(tmp, "out", "record.jsonl")
         if os.path.exists(record):
             with open(record, encoding="utf-8", errors="replace") as f:
                 for line in f:
@@ -136,34 +209,50 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str) -
                         rec = json.loads(line)
                     except json.JSONDecodeError:
                         continue
-                    if isinstance(rec, dict) and rec.get("nonce") == nonce and rec.get("name") == name:
+                    if isinstance(rec, dict) and rec.get("name") == name:
                         records.append(rec)
-    text = out.decode("utf-8", errors="replace")
-    o = Outcome("failed", output=text, seconds=seconds)
-    if why == "timeout":
-        o.status, o.detail = "timed_out", f"after {timeout:g} s"
-    elif why == "flood":
-        o.detail = f"printed more than {limit / (1 << 20):.3g} MiB of output (the limit) and was stopped"
-    elif rc is not None and rc < 0:
-        o.status, o.detail = "crashed", signal_name(-rc)
-    elif len(records) != 1:
-        if records:
-            o.detail = f"the test ran {len(records)} times in one process (duplicate test names?)"
+        crash_note = ""
+        try:
+            with open(os.path.join(tmp, "out", "crash.txt"), errors="replace") as f:
+                crash_note = f.read(200).strip()
+        except OSError:
+            pass
+        text = out.decode("utf-8", errors="replace")
+        o = Outcome("failed", output=text, seconds=seconds)
+        if why == "timeout":
+            o.status, o.detail = "timed_out", f"after {timeout:g} s"
+        elif why == "flood":
+            o.detail = f"printed more than {limit / (1 << 20):.3g} MiB of output (the limit) and was stopped"
+        elif rc is not None and rc < 0:
+            o.status, o.detail = "crashed", signal_name(-rc)
+            if crash_note == "stack overflow" and -rc == signal.SIGSEGV:
+                o.detail = ("stack overflow — unbounded recursion: does your piece call the library function it "
+                            "implements, or recurse once per element?")
+        elif len(records) != 1:
+            if records:
+                o.detail = f"the test ran {len(records)} times in one process (duplicate test names?)"
+            else:
+                o.status = "crashed"
+                o.detail = f"exited with status {rc} before the test finished"
         else:
-            o.status = "crashed"
-            o.detail = f"exited with status {rc} before the test finished"
-    else:
-        rec = records[0]
-        if rec.get("passed") and rc == 0:
-            if int(rec.get("assertions_passed", 0)) == 0:
+            rec = records[0]
+            if rec.get("not_implemented"):
+                o.status, o.detail = "not_implemented", str(rec.get("not_implemented_what") or rec.get("first_failure", ""))
+            elif not rec.get("passed"):
+                o.detail = str(rec.get("first_failure") or "a check failed")
+            elif rc != 0:
+                o.detail = f"the test passed but the program then exited with status {rc}"
+            elif expected:
+                ok, why_not, n = compare(expected, os.path.join(tmp, "out", "reports.jsonl"))
+                if ok:
+                    o.status = "passed"
+                else:
+                    o.detail = why_not
+            elif int(rec.get("assertions_passed", 0)) == 0:
                 o.detail = "the test made no checks (ask your instructor: a graded test must assert something)"
             else:
                 o.status = "passed"
-        elif rec.get("not_implemented"):
-            o.status, o.detail = "not_implemented", str(rec.get("first_failure", ""))
-        elif rec.get("passed"):
-            o.detail = f"the test passed but the program then exited with status {rc}"
-        else:
-            o.detail = str(rec.get("first_failure") or "a check failed")
-    o.extra = {"exit_status": rc, "bytes_printed": total}
-    return o
+        o.extra = {"exit_status": rc, "bytes_printed": total}
+        return o
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

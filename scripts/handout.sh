@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# make handout DEST=dir — the student tree: the repository's files minus solutions/ and the hidden tests.
+# make handout DEST=dir [REFERENCE=01,02] — the student tree.
 #
-# Files come from git (tracked, plus new files git does not ignore), so build folders, caches and
-# anything in .gitignore stay out. The result configures, builds, runs its chapter programs and grades
-# (to 0) on its own: exercises/ holds the stubs, tests/grading/ the visible graded tests.
+#   handout.sh DEST [CHAPTER...]     CHAPTER: 01 02 ... whose reference answers the instructor ships
+#
+# The repository's files minus what stays with the instructor: solutions/ (but the chapters asked for),
+# the hidden tests, the grader's planted submissions (near-solutions) and the benchmarks (hand-written
+# fast code of the same pieces). exercises/ holds freshly generated stubs — never the instructor's working
+# copy — and tests/grading/stubs/ a pristine copy the grader falls back on when one of the learner's files
+# does not compile. So the handout holds no implementation of any exercise piece but the learner's:
+# calling "the library's version" from an exercise calls the learner's own code.
+# Files come from git (tracked, plus new files git does not ignore). The result configures, builds, runs
+# its chapter programs (up to the first piece not written yet) and grades (to 0) on its own.
 # DEST is replaced if it is an earlier handout (it holds .kindling-handout), refused otherwise.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-dest="${1:?usage: handout.sh DEST}"
+dest="${1:?usage: handout.sh DEST [CHAPTER...]}"
+shift
+reference=()
+for c in "$@"; do
+  [[ "$c" =~ ^(ch)?[0-9]{1,2}$ ]] || { echo "handout: REFERENCE: '$c' is not a chapter number" >&2; exit 2; }
+  c="${c#ch}"
+  reference+=("ch$(printf '%02d' "$((10#$c))")")
+done
 mkdir -p "$(dirname "$dest")"
 dest="$(cd "$(dirname "$dest")" && pwd)/$(basename "$dest")"
 
@@ -23,37 +37,51 @@ if [ -e "$dest" ]; then
     exit 2
   fi
 fi
-
-# The exercise stubs must match the solutions before they are handed out.
-/usr/bin/python3 "$root/scripts/make_exercises.py" --root "$root" --check >/dev/null || {
-  echo "handout: exercises/ is out of sync with solutions/; run 'make exercises' first" >&2
-  exit 1
-}
+for c in "${reference[@]}"; do
+  [ -d "$root/solutions/$c" ] || { echo "handout: REFERENCE asks for $c, but solutions/$c does not exist" >&2; exit 2; }
+done
 
 if ! git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   echo "handout: $root is not a git checkout (the file list comes from git ls-files)" >&2
   exit 1
 fi
 
-# What stays with the instructor: the reference answers and the hidden tests.
-exclude='^(solutions/|tests/grading/hidden/)'
+# What stays with the instructor. exercises/ is written fresh below. The library's own unit and parity
+# tests go too: they test the reference library (a handout's library is the learner's) and hold naive
+# implementations of pieces as their oracles. (The graded tests' PyTorch twins use parity's input
+# generators, tests/parity/oracle.py, which stays.)
+exclude='^(solutions/|exercises/|tests/grading/hidden/|tests/tools/planted/|tests/tools/cheats/|tests/tools/library_calls/|bench/|tests/(tensor|autograd|nn|data|train)/|tests/parity/)'
 list="$(mktemp)"
 trap 'rm -f "$list"' EXIT
 git -C "$root" ls-files -z --cached --others --exclude-standard \
   | tr '\0' '\n' | { grep -Ev "$exclude" || true; } | while IFS= read -r f; do
       [ -f "$root/$f" ] && printf '%s\n' "$f"   # skip files deleted but still in the index
     done > "$list"
+echo "tests/parity/oracle.py" >> "$list"
 
 mkdir -p "$dest"
 (cd "$root" && tar -cf - --files-from="$list") | (cd "$dest" && tar -xf -)
-touch "$dest/.kindling-handout"
+/usr/bin/python3 "$root/scripts/make_exercises.py" --root "$root" --out "$dest/exercises"
+/usr/bin/python3 "$root/scripts/make_exercises.py" --root "$root" --out "$dest/tests/grading/stubs"
+for c in "${reference[@]}"; do
+  mkdir -p "$dest/solutions"
+  cp -r "$root/solutions/$c" "$dest/solutions/$c"
+done
+printf 'reference: %s\n' "${reference[*]:-none}" > "$dest/.kindling-handout"
 
 # Belt and braces: nothing hidden may have slipped through.
-if [ -e "$dest/solutions" ] || [ -e "$dest/tests/grading/hidden" ] \
-   || grep -rlsF '[hidden]' "$dest/tests/grading" --include='*.cpp' >/dev/null; then
-  echo "handout: hidden material found in $dest; aborting" >&2
+leak=""
+for d in "$dest"/solutions/*; do
+  [ -e "$d" ] || continue
+  case " ${reference[*]:-} " in *" $(basename "$d") "*) ;; *) leak="$d" ;; esac
+done
+if [ -n "$leak" ] || [ -e "$dest/tests/grading/hidden" ] || [ -e "$dest/tests/tools/planted" ] \
+   || grep -rlsF '[hidden]' "$dest/tests/grading" --include='*.cpp' >/dev/null \
+   || grep -rlsE '// (BEGIN|END) SOLUTION' "$dest/exercises" "$dest/tests/grading/stubs" >/dev/null; then
+  echo "handout: hidden material found in $dest ${leak:+($leak)}; aborting" >&2
   rm -rf "$dest"
   exit 1
 fi
-echo "handout: $(wc -l < "$list") files in $dest (no solutions/, no hidden tests)"
+echo "handout: $(($(wc -l < "$list") + $(find "$dest/exercises" -type f | wc -l))) files in $dest" \
+     "(reference for: ${reference[*]:-none}; no hidden tests)"
 echo "  try: cd $dest && make run && make grade"

@@ -23,6 +23,8 @@ PACKAGES=(
   python3-sphinx-inline-tabs python3-sphinx-copybutton libjs-katex python3-matplotlib
   # data: Fashion-MNIST in /usr/share/datasets/fashion-mnist
   dataset-fashion-mnist
+  # the grader runs every graded test in a bubblewrap sandbox (scripts/grade_sandbox.py)
+  bubblewrap
 )
 
 # Which packages are missing? One dpkg-query call; an installed package reports "<want> ok installed"

@@ -15,7 +15,9 @@
 # source may contain, on a line of its own:
 #   // book: run-args ARGS    // book: timeout SECONDS (default 120)    // book: skip-run
 # Each program runs with the outputs folder as its working directory, so a picture it writes there
-# (e.g. ch02_graph.dot) can be shown by the book. Fails (exit 1) if any program fails or times out.
+# (e.g. ch02_graph.dot) can be shown by the book. Fails (exit 1) if any program fails or times out, and
+# stops at the first program that reaches a piece of the library the learner has not written yet
+# (kindling::NotImplemented: "ch01.ex1 (...) -- run make grade CH=01").
 set -uo pipefail
 
 BUILD=build
@@ -110,6 +112,14 @@ while IFS=$'\t' read -r program source; do
     why="exit status $rc"
     [[ $rc -eq 124 || $rc -eq 137 ]] && why="timed out after ${limit} s (raise it with // book: timeout N)"
     [[ $QUIET -eq 1 ]] && { echo "FAILED"; tail -n 20 "$OUTPUTS/$program.failed.txt" | sed 's/^/      | /'; }
+    # A piece of the library you have not written yet: stop here, the later chapters build on it.
+    stub=$(grep -m1 -oE 'NotImplemented: ch[0-9]{2}\.ex[0-9]+ .*' "$OUTPUTS/$program.failed.txt" || true)
+    if [[ -n "$stub" ]]; then
+      echo "=== $program stopped at a piece of your library that is not written yet:" >&2
+      echo "    $stub" >&2
+      echo "run-chapters: stopped at program $ran ($program); the rest need that piece too (or take the reference: REFERENCE=NN)" >&2
+      exit 1
+    fi
     echo "=== $program: FAILED ($why); output in $OUTPUTS/$program.failed.txt" >&2
     failed+=("$program")
   fi

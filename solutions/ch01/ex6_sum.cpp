@@ -1,46 +1,61 @@
-// ex6 — a reduction along one dimension, written as a loop over strides.
-#include "ch01/tensor_exercises.hpp"
-
+// ch01.ex6 — a reduction: the sum over chosen dimensions, kept in "keepdim" shape.
+//
+// x.sum(), x.sum(dim), x.sum(dims, keepdim) and every mean call this, as do autograd's gradient
+// reductions from chapter 2 on (a bias's gradient is a sum over the batch). Declared in
+// lib/src/tensor/pieces.hpp.
+#include <cstring>
 #include <type_traits>
 
-namespace kindling::exercises::ch01 {
+#include "tensor/dispatch.hpp"
+#include "tensor/pieces.hpp"
+#include "tensor/reduce.hpp"
 
-Tensor sum_dim(const Tensor& x, std::int64_t dim, bool keepdim) {
-  // BEGIN SOLUTION ex6: one output element per position of the other dims; add up x along dim
-  const std::int64_t ndim = x.dim();
-  const std::int64_t d = wrap_dim(dim, ndim, "sum_dim");  // -1 -> ndim-1, and a clear IndexError
-  // Like PyTorch: floating dtypes keep theirs, integers and bools sum to int64.
-  const DType out_dtype = x.is_floating_point() ? x.dtype() : kInt64;
-  const Tensor src = x.to(out_dtype);  // converts (a copy) only when the dtype differs
-  Shape kept = src.shape();            // x: [a, n, b] -> kept: [a, 1, b]
-  if (ndim > 0) kept[d] = 1;
-  Tensor out = zeros(kept, {.dtype = out_dtype});
-  const std::int64_t n = ndim > 0 ? src.size(d) : 1;     // how many elements each output adds up
-  const std::int64_t step = ndim > 0 ? src.stride(d) : 0;  // their distance in storage
+namespace kindling::detail {
+// BEGIN SOLUTION ex6: the summing loop
+namespace {
 
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
-    const T* base = src.data_ptr<T>();
-    T* o = out.data_ptr<T>();  // out is fresh and row-major: write it in order
-    std::vector<std::int64_t> index(ndim, 0);
-    for (std::int64_t i = 0; i < out.numel(); ++i) {
-      std::int64_t offset = 0;
-      for (std::int64_t k = 0; k < ndim; ++k) offset += index[k] * src.stride(k);
-      Acc acc = 0;  // accumulate in double: float32 sums of many terms lose digits
-      for (std::int64_t j = 0; j < n; ++j) acc += base[offset + j * step];
-      o[i] = static_cast<T>(acc);
-      for (std::int64_t k = ndim - 1; k >= 0; --k) {  // next output position (odometer over kept)
-        if (++index[k] < kept[k]) break;
-        index[k] = 0;
+// float32 sums are accumulated in float64 (pairwise within a row), so the result is as close to the exact
+// sum as float32 can hold — like torch.sum's cascade summation, and unlike a naive running float sum
+// whose error grows with the length.
+/// acc (keepdim shape, zero-initialised) += x summed over the dims where acc has size 1.
+template <class In, class Acc> void sum_into(const Tensor& acc, const Tensor& x) {
+  reduce_loop(acc, x, [](char* a, char* xp, std::int64_t sa, std::int64_t sx, std::int64_t n) {
+    if (sa == 0) {  // a whole row into one number: x.sum(-1)
+      Acc t = 0;
+      if (sx == static_cast<std::int64_t>(sizeof(In))) {
+        t = pairwise_sum<In, Acc>(reinterpret_cast<const In*>(xp), n);
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) t += static_cast<Acc>(*reinterpret_cast<const In*>(xp + i * sx));
       }
+      *reinterpret_cast<Acc*>(a) += t;
+    } else if (sa == static_cast<std::int64_t>(sizeof(Acc)) && sx == static_cast<std::int64_t>(sizeof(In))) {
+      // rows add into a row of accumulators: x.sum(0) of a [rows, cols] tensor — vectorised.
+      Acc* __restrict ap = reinterpret_cast<Acc*>(a);
+      const In* xq = reinterpret_cast<const In*>(xp);
+      for (std::int64_t i = 0; i < n; ++i) ap[i] += static_cast<Acc>(xq[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Acc*>(a + i * sa) += static_cast<Acc>(*reinterpret_cast<const In*>(xp + i * sx));
     }
-  };
-  if (out_dtype == kFloat32) run(float{});
-  else if (out_dtype == kFloat64) run(double{});
-  else run(std::int64_t{});
-  return keepdim || ndim == 0 ? out : out.squeeze(d);
+  });
+}
+
+}  // namespace
+// STUB
+// END SOLUTION
+
+Tensor sum_keepdim(const Tensor& x, const std::vector<bool>& reduce) {
+  // BEGIN SOLUTION ex6: one accumulator per output element; add every input element into its own
+  const DType acc_dtype = is_floating_point(x.dtype()) ? kFloat64 : kInt64;
+  Tensor acc = make_tensor(reduced_shape(x.shape(), reduce, /*keepdim=*/true), acc_dtype);
+  std::memset(acc.raw_data_ptr(), 0, acc.nbytes());
+  dispatch(x.dtype(), "sum", [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<In>) sum_into<In, double>(acc, x);
+    else sum_into<In, std::int64_t>(acc, x);
+  });
+  return acc;
   // END SOLUTION
 }
 
-}  // namespace kindling::exercises::ch01
+}  // namespace kindling::detail

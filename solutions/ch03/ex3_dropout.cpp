@@ -1,24 +1,35 @@
-// ex3 — Dropout: a random mask in training, scaled so that the expected value stays; identity in eval.
-#include "ch03/module_exercises.hpp"
+// ch03.ex3 — dropout: zero each element with probability p, scale the rest by 1/(1-p).
+//
+// nn::functional::dropout (kindling/nn/functional.hpp): nn::Dropout::forward calls it with its p and
+// is_training().
+#include <string>
 
-namespace kindling::exercises::ch03 {
+#include "kindling/nn/functional.hpp"
+#include "kindling/tensor/random.hpp"
+#include "nn/checks.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/internal.hpp"
 
-Dropout::Dropout(double p_) : p(p_) {
-  // BEGIN SOLUTION ex3: check 0 <= p <= 1 (ValueError)
-  if (!(p >= 0.0 && p <= 1.0)) {  // written so that NaN fails too
-    throw ValueError("Dropout: probability has to be between 0 and 1, but got " + std::to_string(p));
+namespace kindling::nn::functional {
+
+Tensor dropout(const Tensor& x, double p, bool training) {
+  // BEGIN SOLUTION ex3: identity unless training; a mask of 0 and 1/(1-p) from default_generator(); x * mask
+  if (!(p >= 0.0 && p <= 1.0)) {
+    throw ValueError("dropout: probability has to be between 0 and 1, but got " + std::to_string(p));
   }
+  if (!training || p == 0.0) return x;
+  detail::check_floating("dropout", "input", x);
+  // mask: 0 with probability p, else 1/(1-p) — the survivors are scaled so E[out] = x.
+  Tensor mask = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
+  Generator& gen = default_generator();
+  kindling::detail::dispatch_floating(x.dtype(), "dropout", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* m = mask.data_ptr<T>();
+    const T scale = p == 1.0 ? T(0) : static_cast<T>(1.0 / (1.0 - p));
+    for (std::int64_t i = 0, n = mask.numel(); i < n; ++i) m[i] = gen.uniform() < p ? T(0) : scale;
+  });
+  return x * mask;
   // END SOLUTION
 }
 
-Tensor Dropout::forward(const Tensor& x) {
-  // BEGIN SOLUTION ex3: eval or p == 0 -> x; else x * mask, mask = (rand >= p) / (1 - p); p == 1 -> zeros
-  if (!is_training() || p == 0.0) return x;
-  if (p == 1.0) return x * zeros_like(x);  // 1/(1-p) would be inf, and 0·inf = NaN
-  // keep: 1 with probability 1-p. It is a constant for autograd: d(x·mask)/dx = mask.
-  Tensor keep = rand(x.shape(), {.dtype = x.dtype()}).ge(scalar_tensor(p, {.dtype = x.dtype()})).to(x.dtype());
-  return x * (keep * (1.0 / (1.0 - p)));
-  // END SOLUTION
-}
-
-}  // namespace kindling::exercises::ch03
+}  // namespace kindling::nn::functional

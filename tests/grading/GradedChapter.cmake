@@ -4,8 +4,8 @@
 #                               TESTS <test .cpp files> [LIBS <targets>] [EXCLUDE_FROM_ALL])
 #
 # builds `grade_ch02_exercises` from the chapter's graded tests + every .cpp of <dir>/ch02/, with
-# Catch2's main (kindling_catch_main) and the grading listener (kindling_grading_listener, which writes
-# the per-test result records scripts/grade.py requires). Tests include the tree's headers as
+# the grading listener and Catch2's main (kindling_grading_listener: the per-test result records
+# scripts/grade.py requires, Catch's signal handlers off). Tests include the tree's headers as
 # "ch02/foo.hpp" or "foo.hpp". Used by tests/grading/ (real chapters) and tests/tools/grader_fixtures/.
 set(KINDLING_GRADING_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
@@ -14,7 +14,8 @@ function(kindling_grading_support)
     return()
   endif()
   find_package(nlohmann_json REQUIRED)
-  add_library(kindling_grading_listener OBJECT "${KINDLING_GRADING_DIR}/grading_listener.cpp")
+  add_library(kindling_grading_listener OBJECT "${KINDLING_GRADING_DIR}/grading_listener.cpp"
+                                               "${KINDLING_GRADING_DIR}/grading_main.cpp")
   target_link_libraries(kindling_grading_listener PRIVATE nlohmann_json::nlohmann_json)
   # kindling/tensor/error.hpp (NotImplemented) is header-only: the include path is all it needs.
   target_include_directories(kindling_grading_listener PRIVATE "${KINDLING_GRADING_DIR}/../../lib/include")
@@ -29,8 +30,7 @@ function(kindling_add_graded_chapter)
   if(G_EXCLUDE_FROM_ALL)
     set(exclude EXCLUDE_FROM_ALL)
   endif()
-  add_executable(${target} ${exclude} ${G_TESTS} ${tree_srcs}
-                 $<TARGET_OBJECTS:kindling_catch_main> $<TARGET_OBJECTS:kindling_grading_listener>)
+  add_executable(${target} ${exclude} ${G_TESTS} ${tree_srcs} $<TARGET_OBJECTS:kindling_grading_listener>)
   # The tests' own folders come first (a hidden test may include its chapter's helper header).
   set(test_dirs "")
   foreach(t IN LISTS G_TESTS)

@@ -48,6 +48,7 @@ EXPECT = {
     "wrong": ({A: (0, "with expansion: 6 == 5"), B: (0, "with expansion: -10 == -11"),
                C: (40, "passed"), D: (20, "passed")}, 20),
     "startup_crash": ({t: (0, "crashed before any test started") for t in POINTS}, 20),
+    "rogue_test": ({t: (0, "holds a test that tests/grading does not define") for t in POINTS}, 20),
 }
 
 
@@ -120,9 +121,9 @@ def main() -> int:
     if p.returncode != 0:
         errors.append(f"fixture exercises/ out of sync:\n{p.stdout}")
 
-    if not (build / "CMakeCache.txt").exists():
-        subprocess.run(["cmake", "-S", str(FIXTURE), "-B", str(build), "-G", "Ninja"], check=True,
-                       stdout=subprocess.DEVNULL)
+    # Configured every time: a planted submission added since the last run is a new tree to glob.
+    subprocess.run(["cmake", "-S", str(FIXTURE), "-B", str(build), "-G", "Ninja"], check=True,
+                   stdout=subprocess.DEVNULL)
     # One build of every tree (no_compile fails, on purpose); grade.py then runs what was built.
     subprocess.run(["cmake", "--build", str(build), "-j", "2", "--", "-k", "0"],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

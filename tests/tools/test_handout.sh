@@ -1,31 +1,62 @@
 #!/usr/bin/env bash
-# CTest "grading: handout ..." (label slow): make a handout, configure it on its own, build what grading
-# needs and grade the untouched stubs: every chapter must score 0 with valid results.
+# CTest "grading: handout ..." (label slow): what a class gets from `make handout`, tried as a learner would.
 #   test_handout.sh WORKDIR     (WORKDIR/tree: the handout, WORKDIR/build: its build; kept for speed)
-# KINDLING_HANDOUT_FULL=1 also builds everything and runs the chapters' programs (`make run` minus the book).
+#  1. the handout ships no solutions/, hidden tests, planted bugs or benchmarks; exercises/ are the stubs
+#  2. it configures, builds and `make grade` scores every chapter 0, results written
+#  3. `make run` stops at the first piece not written yet, with NotImplemented's message
+#  4. a submission whose pieces call "the library's version" earns nothing (it calls itself)
+#  5. (KINDLING_HANDOUT_FULL=1, CI) a handout with REFERENCE=01..05 runs every chapter program
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$1"
 mkdir -p "$work"
 start=$SECONDS
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# Paths inside the copies are relativised so ccache hits from one run to the next.
+export CCACHE_BASEDIR="$work"
 
 bash "$root/scripts/handout.sh" "$work/tree"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ ! -e "$work/tree/solutions" ] || fail "solutions/ shipped"
-[ ! -e "$work/tree/tests/grading/hidden" ] || fail "hidden tests shipped"
-[ -d "$work/tree/exercises" ] || fail "exercises/ missing"
+for gone in solutions tests/grading/hidden tests/tools/planted tests/tools/cheats bench tests/tensor tests/parity/ch01_tensor.py; do
+  [ ! -e "$work/tree/$gone" ] || fail "$gone shipped"
+done
+[ -d "$work/tree/exercises" ] && [ -d "$work/tree/tests/grading/stubs" ] || fail "exercises/ or the stubs missing"
+! grep -rqs "BEGIN SOLUTION" "$work/tree/exercises" || fail "a solution region shipped"
 
-# Paths inside the copy are relativised so ccache hits from one run to the next.
-export CCACHE_BASEDIR="$work"
-cmake -S "$work/tree" -B "$work/build" -G Ninja >/dev/null
+cmake -S "$work/tree" -B "$work/build" -G Ninja -DKINDLING_REFERENCE=none >/dev/null
 ctest --test-dir "$work/build" -N -L grading | grep -q "solutions/ score 100%" && fail "handout registers solution tests"
 
+# 2. every chapter 0 / 100 (milestones included), results written
 /usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/build" --out "$work/build/grade" \
   --jobs 2 --expect zero --quiet
 [ -s "$work/build/grade/results.json" ] && [ -s "$work/build/grade/junit.xml" ] || fail "results not written"
 
+# 3. make run: builds the learner's library and stops at the first unimplemented piece, naming it
+set +e
+run_out=$(make -C "$work/tree" --no-print-directory run BUILD="$work/build" 2>&1)
+run_rc=$?
+set -e
+[ $run_rc -ne 0 ] || fail "make run succeeded on stubs"
+grep -q "NotImplemented: ch01.ex1 (the strides of a new tensor) -- run make grade CH=01" <<<"$run_out" \
+  || { echo "$run_out" | tail -20; fail "make run did not stop at ch01.ex1 with its message"; }
+grep -q "run-chapters: stopped at program 1 " <<<"$run_out" || fail "make run did not stop at the first program"
+
+# 4. pieces that call the library's public functions: each recurses into itself and earns nothing
+cp "$root"/tests/tools/library_calls/ch01/*.cpp "$work/tree/exercises/ch01/"
+printf 'int this does not compile;\n' >> "$work/tree/exercises/ch01/ex3_broadcast.cpp"  # compile isolation
+/usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/build" --out "$work/build/grade-calls" \
+  --chapter 01 --no-milestone --jobs 2 --expect zero --quiet > "$work/calls.txt" || { cat "$work/calls.txt"; fail "library calls earned points"; }
+grep -q "stack overflow" "$work/calls.txt" || { cat "$work/calls.txt"; fail "the recursion was not named a stack overflow"; }
+grep -q "exercises/ch01/ex3_broadcast.cpp does not compile" "$work/calls.txt" \
+  || { cat "$work/calls.txt"; fail "a file that does not compile was not named"; }
+[ "$(grep -c "build failed" "$work/calls.txt")" = 1 ] || { cat "$work/calls.txt"; fail "one broken file failed other exercises"; }
+cp "$work"/tree/tests/grading/stubs/ch01/*.cpp "$work/tree/exercises/ch01/"
+
+# 5. with the reference for chapters 1-5 the handout runs every chapter program
+# (Made over the first handout, into the same build folder: only the pieces change, so this is quick.)
 if [ "${KINDLING_HANDOUT_FULL:-0}" = 1 ]; then
-  cmake --build "$work/build" -j 2
-  if [ -f "$work/tree/scripts/run-chapters.sh" ]; then (cd "$work/tree" && bash scripts/run-chapters.sh "$work/build"); fi
+  bash "$root/scripts/handout.sh" "$work/tree" 01 02 03 04 05
+  make -C "$work/tree" --no-print-directory run BUILD="$work/build" >"$work/run-ref.txt" 2>&1 \
+    || { tail -30 "$work/run-ref.txt"; fail "a chapter program failed with REFERENCE=01..05"; }
+  grep -q "run-chapters: .* program(s) ran" "$work/run-ref.txt" || fail "no programs ran"
 fi
 echo "handout OK in $((SECONDS - start)) s"

@@ -13,7 +13,6 @@
 namespace kindling::autograd {
 namespace {
 
-// [snippet: add-backward]
 // add: out = a + alpha * b                      da = g            db = alpha * g
 struct Add : Function<Add> {
   static constexpr const char* name = "AddBackward0";
@@ -26,7 +25,6 @@ struct Add : Function<Add> {
     return {g, ctx.needs_input_grad(1) ? (alpha == 1.0 ? g : g * alpha) : Tensor()};
   }
 };
-// [end]
 
 // sub: out = a - alpha * b                      da = g            db = -alpha * g
 struct Sub : Function<Sub> {
@@ -51,7 +49,6 @@ struct Rsub : Function<Rsub> {
   Grads backward(Context&, const Grads& grad) { return {alpha == 1.0 ? -grad[0] : grad[0] * (-alpha)}; }
 };
 
-// [snippet: mul-backward]
 // mul: out = a * b                              da = g * b        db = g * a
 struct Mul : Function<Mul> {
   static constexpr const char* name = "MulBackward0";
@@ -65,7 +62,6 @@ struct Mul : Function<Mul> {
             ctx.needs_input_grad(1) ? g * ctx.saved(0) : Tensor()};
   }
 };
-// [end]
 
 // div: out = a / b                              da = g / b        db = -g * a / b²
 struct Div : Function<Div> {

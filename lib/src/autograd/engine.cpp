@@ -60,7 +60,6 @@ struct EngineSlots {
 };
 
 // ---- sum_to: the gradient of a broadcast input --------------------------------------------------
-// [snippet: sum-to]
 bool is_expandable_to(const Shape& shape, const Shape& target) {
   if (shape.size() > target.size()) return false;
   const std::size_t lead = target.size() - shape.size();
@@ -81,7 +80,6 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
   Tensor summed = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
   return summed.reshape(shape);  // drops the (now size-1) leading dims
 }
-// [end]
 
 namespace {
 
@@ -193,7 +191,6 @@ std::vector<Root> make_roots(const std::vector<Tensor>& tensors, const std::vect
   return roots;
 }
 
-// [snippet: engine-run]
 // Runs the graph below `roots`. With `captures` (autograd::grad), records the gradient arriving at
 // each captured edge instead of accumulating into leaves.
 void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, bool accumulate_leaves,
@@ -299,7 +296,6 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
     }
   }
 }
-// [end]
 
 }  // namespace
 

@@ -13,7 +13,6 @@ namespace {
 // does the same).
 bool is_column_major(const Tensor& t) { return t.dim() == 2 && t.stride(0) == 1 && t.stride(1) == t.size(0); }
 
-// [snippet: mm-backward]
 // mm: out = a @ b            a: [n, k], b: [k, m], out: [n, m]
 // da = g @ bᵀ   [n, m] @ [m, k] = [n, k]        db = aᵀ @ g   [k, n] @ [n, m] = [k, m]
 Tensor mm_grad_a(const Tensor& g, const Tensor& b, bool a_column_major) {
@@ -37,7 +36,6 @@ struct Mm : Function<Mm> {
             ctx.needs_input_grad(1) ? mm_grad_b(grad[0], ctx.saved(0), b_column_major) : Tensor()};
   }
 };
-// [end]
 
 // bmm: out[i] = a[i] @ b[i]  a: [B, n, k], b: [B, k, m]     da = g @ bᵀ, db = aᵀ @ g, per batch
 struct Bmm : Function<Bmm> {
@@ -73,7 +71,6 @@ struct Dot : Function<Dot> {
   }
 };
 
-// [snippet: addmm-backward]
 // addmm: out = beta * bias + alpha * (a @ b)     what a Linear layer computes: bias + x @ Wᵀ
 // dbias = beta * g (the engine sums it over the batch: bias [m] was broadcast to [n, m])
 // da = alpha * g @ bᵀ          db = alpha * aᵀ @ g
@@ -99,7 +96,6 @@ struct Addmm : Function<Addmm> {
     return r;
   }
 };
-// [end]
 
 }  // namespace
 

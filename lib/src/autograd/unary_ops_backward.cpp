@@ -28,14 +28,12 @@ struct Abs : Function<Abs> {
   }
 };
 
-// [snippet: exp-backward]
 // exp: out = e^x                 dx = g * out           (saves the output, not x)
 struct Exp : Function<Exp> {
   static constexpr const char* name = "ExpBackward0";
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
   Grads backward(Context& ctx, const Grads& grad) { return {grad[0] * ctx.saved(0)}; }
 };
-// [end]
 
 // reciprocal: out = 1 / x        dx = -g * out²
 struct Reciprocal : Function<Reciprocal> {

@@ -70,9 +70,9 @@ void throw_sample_error(std::int64_t index, std::int64_t batch) {
                                          ") failed: " + current_message()));
 }
 
-void throw_worker_start_error(std::int64_t started, std::int64_t num_workers) {
-  std::throw_with_nested(DataLoaderError("DataLoader: could not start worker " + std::to_string(started) + " of " +
-                                         std::to_string(num_workers) + ": " + current_message() +
+void throw_worker_start_error(std::int64_t num_workers) {
+  std::throw_with_nested(DataLoaderError("DataLoader: could not start its " + std::to_string(num_workers) +
+                                         " worker threads: " + current_message() +
                                          ". Hint: use fewer workers (num_workers), or raise the limit on threads."));
 }
 

@@ -168,18 +168,7 @@ Tensor pad(const Tensor& image, std::int64_t left, std::int64_t top, std::int64_
   return out;
 }
 
-Tensor hflip(const Tensor& image) {
-  auto p = as_planes(image, "hflip");
-  Tensor out = new_image(p.lead, p.h, p.w, image.dtype());
-  dispatch_image(image.dtype(), "hflip", [&](auto tag) {
-    using T = decltype(tag);
-    const T* s = p.data.template data_ptr<T>();
-    T* d = out.template data_ptr<T>();
-    for (std::int64_t r = 0; r < p.planes * p.h; ++r)
-      for (std::int64_t x = 0; x < p.w; ++x) d[r * p.w + x] = s[r * p.w + (p.w - 1 - x)];
-  });
-  return out;
-}
+// hflip is chapter 4's exercise 3 (data/pieces.hpp): in the answer file.
 
 Tensor vflip(const Tensor& image) {
   auto p = as_planes(image, "vflip");

@@ -10,17 +10,7 @@
 
 namespace kindling::data {
 
-std::vector<std::int64_t> random_permutation(std::int64_t n, Generator& gen) {
-  if (n < 0) throw ValueError("random_permutation: n must be non-negative, got " + std::to_string(n));
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
-  std::iota(perm.begin(), perm.end(), std::int64_t{0});
-  // Fisher–Yates: position i swaps with a uniformly chosen position in [0, i].
-  for (std::int64_t i = n - 1; i > 0; --i) {
-    std::int64_t j = gen.randint(0, i + 1);
-    std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(j)]);
-  }
-  return perm;
-}
+// random_permutation (dataset.hpp) is chapter 4's exercise 1 (data/pieces.hpp): in the answer file.
 
 SequentialSampler::SequentialSampler(std::int64_t n) : n_(n) {
   if (n < 0) throw ValueError("SequentialSampler: size must be non-negative, got " + std::to_string(n));

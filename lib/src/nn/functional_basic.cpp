@@ -7,6 +7,7 @@
 #include "kindling/tensor/random.hpp"
 #include "nn/checks.hpp"
 #include "kindling/autograd/function.hpp"
+#include "nn/pieces.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -33,37 +34,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                      ". Hint: flatten images first (x.flatten(1)), or check the previous layer's out_features.");
   }
   detail::check_same_dtype("linear", {{"input", &x}, {"weight", &weight}, {"bias", &bias}});
-  // x: [*, in] · weightᵀ: [in, out] → [*, out]; t() is a view, the GEMM reads it transposed.
-  // Composed like PyTorch's F.linear, so the graph shows PyTorch's nodes: a batch of vectors is one
-  // addmm (AddmmBackward0), a batch of sequences [B, T, in] one addmm on [B*T, in] (ViewBackward0 on
-  // top), anything else matmul + add.
-  if (bias.defined() && x.dim() == 2) return addmm(bias, x, weight.t());
-  if (bias.defined() && x.dim() == 3 && x.is_contiguous()) {
-    const Tensor y = addmm(bias, x.view({x.size(0) * x.size(1), x.size(2)}), weight.t());
-    return y.view({x.size(0), x.size(1), y.size(1)});
-  }
-  Tensor y = x.matmul(weight.t());
-  return bias.defined() ? y + bias : y;
+  return detail::linear_forward(x, weight, bias);  // chapter 3's exercise 1 (nn/pieces.hpp)
 }
 
-// ---- dropout ----------------------------------------------------------------------------------
-Tensor dropout(const Tensor& x, double p, bool training) {
-  if (!(p >= 0.0 && p <= 1.0)) {
-    throw ValueError("dropout: probability has to be between 0 and 1, but got " + std::to_string(p));
-  }
-  if (!training || p == 0.0) return x;
-  detail::check_floating("dropout", "input", x);
-  // mask: 0 with probability p, else 1/(1-p) — the survivors are scaled so E[out] = x.
-  Tensor mask = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
-  Generator& gen = default_generator();
-  kindling::detail::dispatch_floating(x.dtype(), "dropout", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* m = mask.data_ptr<T>();
-    const T scale = p == 1.0 ? T(0) : static_cast<T>(1.0 / (1.0 - p));
-    for (std::int64_t i = 0, n = mask.numel(); i < n; ++i) m[i] = gen.uniform() < p ? T(0) : scale;
-  });
-  return x * mask;
-}
+// dropout is chapter 3's exercise 3 (nn/pieces.hpp): in the answer file.
 
 // ---- GELU -------------------------------------------------------------------------------------
 namespace {

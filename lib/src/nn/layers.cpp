@@ -17,25 +17,7 @@ namespace kindling::nn {
 namespace F = functional;
 
 // ---- Linear -----------------------------------------------------------------------------------
-Linear::Linear(std::int64_t in, std::int64_t out, LinearOptions options) : in_features(in), out_features(out) {
-  if (in < 0 || out < 0) {
-    throw ValueError("Linear: in_features and out_features must be non-negative, got " + std::to_string(in) + " and " +
-                     std::to_string(out));
-  }
-  weight = register_parameter("weight", empty({out, in}));
-  if (options.bias) bias = register_parameter("bias", empty({out}));
-  reset_parameters();
-}
-
-void Linear::reset_parameters() {
-  // PyTorch's Linear.reset_parameters: kaiming_uniform_(a=√5) gives U(-1/√in, 1/√in) for the weight.
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
-    init::uniform_(bias, -bound, bound);
-  }
-}
-
+// The constructor and reset_parameters are chapter 3's exercise 1 (nn/pieces.hpp): in the answer file.
 Tensor Linear::forward(const Tensor& x) { return F::linear(x, weight, bias); }
 
 std::string Linear::extra_repr() const {
@@ -66,27 +48,8 @@ std::string Dropout::extra_repr() const { return "p=" + detail::py_float(p) + ",
 Tensor Flatten::forward(const Tensor& x) { return F::flatten(x, start_dim, end_dim); }
 
 // ---- containers -------------------------------------------------------------------------------
-void ModuleListBase::append_shared(std::shared_ptr<Module> module) {
-  if (!module) throw ValueError(type_name() + ": cannot append a null module");
-  const std::string name = std::to_string(size());
-  register_module(name, std::move(module));
-}
-
-Module& ModuleListBase::operator[](std::ptrdiff_t index) const {
-  const auto n = static_cast<std::ptrdiff_t>(size());
-  const std::ptrdiff_t i = index < 0 ? index + n : index;
-  if (i < 0 || i >= n) {
-    throw IndexError(type_name() + ": index " + std::to_string(index) + " is out of range for " + std::to_string(n) +
-                     " modules");
-  }
-  return *child_slots()[static_cast<std::size_t>(i)].module;
-}
-
-Tensor Sequential::forward(const Tensor& x) {
-  Tensor y = x;
-  for (const Child& c : child_slots()) y = c.module->forward(y);
-  return y;
-}
+// append_shared, operator[] and Sequential::forward are chapter 3's exercise 2 (nn/pieces.hpp): in the
+// answer file.
 
 Tensor ModuleList::forward(const Tensor&) {
   throw NotImplemented("ModuleList has no forward(): it only holds modules. Hint: loop over it in your own "

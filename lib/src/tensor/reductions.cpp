@@ -12,6 +12,7 @@
 #include "dispatch.hpp"
 #include "internal.hpp"
 #include "op_helpers.hpp"
+#include "pieces.hpp"
 #include "reduce.hpp"
 
 namespace kindling {
@@ -20,41 +21,20 @@ using namespace detail;
 
 // ---- sum / mean --------------------------------------------------------------------------------------
 
-/// acc (keepdim shape, zero-initialised) += x summed over the dims where acc has size 1.
-template <class In, class Acc> void sum_into(const Tensor& acc, const Tensor& x) {
-  reduce_loop(acc, x, [](char* a, char* xp, std::int64_t sa, std::int64_t sx, std::int64_t n) {
-    if (sa == 0) {  // a whole row into one number: x.sum(-1)
-      Acc t = 0;
-      if (sx == static_cast<std::int64_t>(sizeof(In))) {
-        t = pairwise_sum<In, Acc>(reinterpret_cast<const In*>(xp), n);
-      } else {
-        for (std::int64_t i = 0; i < n; ++i) t += static_cast<Acc>(*reinterpret_cast<const In*>(xp + i * sx));
-      }
-      *reinterpret_cast<Acc*>(a) += t;
-    } else if (sa == static_cast<std::int64_t>(sizeof(Acc)) && sx == static_cast<std::int64_t>(sizeof(In))) {
-      // rows add into a row of accumulators: x.sum(0) of a [rows, cols] tensor — vectorised.
-      Acc* __restrict ap = reinterpret_cast<Acc*>(a);
-      const In* xq = reinterpret_cast<const In*>(xp);
-      for (std::int64_t i = 0; i < n; ++i) ap[i] += static_cast<Acc>(xq[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<Acc*>(a + i * sa) += static_cast<Acc>(*reinterpret_cast<const In*>(xp + i * sx));
-    }
-  });
-}
-
 /// The sum over the masked dims, in keepdim shape, accumulated in float64 (floating inputs) or
-/// int64 (bool/integer inputs).
+/// int64 (bool/integer inputs): chapter 1's exercise 6 (pieces.hpp), checked here so that a wrong
+/// answer gives a clear error instead of a wrong read.
 Tensor sum_acc(const Tensor& x, const std::vector<bool>& mask) {
   const DType acc_dtype = is_floating_point(x.dtype()) ? kFloat64 : kInt64;
-  Tensor acc = make_tensor(reduced_shape(x.shape(), mask, /*keepdim=*/true), acc_dtype);
-  std::memset(acc.raw_data_ptr(), 0, acc.nbytes());
-  dispatch(x.dtype(), "sum", [&](auto tag) {
-    using In = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<In>) sum_into<In, double>(acc, x);
-    else sum_into<In, std::int64_t>(acc, x);
-  });
-  return acc;
+  const Shape keep = reduced_shape(x.shape(), mask, /*keepdim=*/true);
+  Tensor acc = sum_keepdim(piece_input(x), mask);
+  if (!acc.defined() || acc.shape() != keep || acc.dtype() != acc_dtype) {
+    throw ValueError("sum: the reduction (ch01.ex6, sum_keepdim) returned " +
+                     (acc.defined() ? dname(acc.dtype()) + " of shape " + shape_str(acc.shape()) : std::string("an undefined tensor")) +
+                     " for an input of shape " + shape_str(x.shape()) + "; expected " + dname(acc_dtype) + " of shape " +
+                     shape_str(keep) + " (keepdim shape, accumulated in " + dname(acc_dtype) + ").");
+  }
+  return acc.is_contiguous() ? acc : contiguous_copy(acc);
 }
 
 /// The contiguous accumulator seen in the final shape and converted to the result dtype.

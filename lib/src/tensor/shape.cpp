@@ -1,3 +1,4 @@
+// Shapes: printing, element counts, negative dims. See pieces.hpp for the strides and broadcasting pieces.
 #include "kindling/tensor/shape.hpp"
 
 #include "kindling/tensor/checked.hpp"
@@ -24,36 +25,8 @@ std::int64_t numel_of(IntArrayRef shape) {
   return n;
 }
 
-Strides contiguous_strides(const Shape& shape) {
-  Strides strides(shape.size());
-  std::int64_t step = 1;
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    strides[i] = step;
-    // Only an empty tensor can get here with a product past int64 (the storage size of any other is
-    // checked first); its strides are never used, so saturate instead of overflowing (UB).
-    if (__builtin_mul_overflow(step, std::max<std::int64_t>(shape[i], 1), &step)) step = INT64_MAX;
-  }
-  return strides;
-}
-
-Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
-  const std::size_t n = std::max(a.size(), b.size());
-  Shape out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    // Align from the right: a missing leading dimension counts as size 1.
-    const std::int64_t sa = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const std::int64_t sb = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    if (sa != sb && sa != 1 && sb != 1) {
-      throw ShapeError(std::string(op) + ": shapes " + shape_str(a) + " and " + shape_str(b) +
-                       " cannot be broadcast: dimension " + std::to_string(i) + " (from the left, after "
-                       "aligning the shapes on the right) has sizes " + std::to_string(sa) + " and " +
-                       std::to_string(sb) + ". Sizes must be equal or one of them must be 1; "
-                       "use unsqueeze()/view() to add a size-1 dimension where you meant one.");
-    }
-    out[i] = sa == 1 ? sb : sa;
-  }
-  return out;
-}
+// contiguous_strides and broadcast_shapes are chapter 1's exercises 1 and 3: their definitions are in
+// the answer files (solutions/ch01/ or your exercises/ch01/), compiled into this layer.
 
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, const char* op) {
   const std::int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;

@@ -6,6 +6,7 @@
 #include "dispatch.hpp"
 #include "internal.hpp"
 #include "loops.hpp"
+#include "pieces.hpp"
 
 namespace kindling {
 namespace detail {
@@ -76,6 +77,11 @@ Tensor scalar_to_tensor(const Scalar& s, DType dtype) {
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
+  // Same dtype and shape: the plain strided copy, chapter 1's exercise 4 (pieces.hpp).
+  if (dst.dtype() == src.dtype() && dst.shape() == src.shape()) {
+    strided_copy(dst, piece_input(src));
+    return;
+  }
   dispatch(dst.dtype(), "copy_", [&](auto dtag) {
     using D = typename decltype(dtag)::type;
     dispatch(src.dtype(), "copy_", [&](auto stag) {
@@ -118,18 +124,7 @@ bool Tensor::shares_storage(const Tensor& other) const {
   return defined() && other.defined() && impl_->storage == other.impl_->storage;
 }
 
-bool Tensor::is_contiguous() const {
-  // Sizes of 1 may have any stride (PyTorch agrees): only dims with size > 1 must be row-major.
-  // An empty tensor has nothing to lay out, so it is contiguous whatever its strides (as in PyTorch).
-  if (numel() == 0) return true;
-  std::int64_t expected = 1;
-  for (std::int64_t i = dim() - 1; i >= 0; --i) {
-    if (shape()[i] == 1) continue;
-    if (strides()[i] != expected) return false;
-    expected *= shape()[i];
-  }
-  return true;
-}
+// Tensor::is_contiguous() is chapter 1's exercise 1 (pieces.hpp): defined in the answer file.
 
 template <class T> T* Tensor::data_ptr() const {
   if (dtype() != dtype_of<T>()) {

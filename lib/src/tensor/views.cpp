@@ -8,6 +8,7 @@
 
 #include "kindling/tensor/checked.hpp"
 #include "internal.hpp"
+#include "pieces.hpp"
 
 namespace kindling {
 namespace {
@@ -127,30 +128,14 @@ Tensor Tensor::reshape(const Shape& shape) const {
                                IntArrayRef(target));
 }
 
+// permute, select and expand compute their geometry in chapter 1's exercise pieces (pieces.hpp: ex2,
+// ex3); the library records the view for autograd with the normalised arguments.
 Tensor Tensor::permute(IntArrayRef dims) const {
   detail::check_defined(*this, "permute");
-  const std::int64_t n = dim();
-  if (static_cast<std::int64_t>(dims.size()) != n) {
-    throw ShapeError("permute: got " + str(static_cast<std::int64_t>(dims.size())) + " dims " + shape_str(dims) +
-                     " for a " + str(n) + "-d tensor of shape " + shape_str(shape()) +
-                     ". Hint: list every dimension exactly once, e.g. permute({2, 0, 1}).");
-  }
-  Shape new_shape(n);
-  Strides new_strides(n);
-  std::vector<bool> seen(n, false);
-  Shape wrapped(n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t d = wrap_dim(dims[i], n, "permute");
-    if (seen[d]) {
-      throw ShapeError("permute: dimension " + str(d) + " appears twice in " + shape_str(dims) +
-                       ". Hint: list every dimension exactly once.");
-    }
-    seen[d] = true;
-    wrapped[i] = d;
-    new_shape[i] = shape()[d];
-    new_strides[i] = strides()[d];
-  }
-  return record<"permute">(make_view(*this, new_shape, new_strides, storage_offset()), *this, IntArrayRef(wrapped));
+  Tensor out = detail::permute_view(detail::piece_input(*this), dims);
+  Shape wrapped(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) wrapped[i] = wrap_dim(dims[i], dim(), "permute");
+  return record<"permute">(std::move(out), *this, IntArrayRef(wrapped));
 }
 
 Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
@@ -179,47 +164,12 @@ Tensor Tensor::t() const {
 
 Tensor Tensor::expand(const Shape& sizes) const {
   detail::check_defined(*this, "expand");
-  const std::int64_t ndim = static_cast<std::int64_t>(sizes.size()), tdim = dim();
-  if (ndim < tdim) {
-    throw ShapeError("expand: the target shape " + shape_str(sizes) + " has fewer dimensions than the tensor's " +
-                     shape_str(shape()) + ". Hint: expand can only add leading dimensions, never remove them.");
-  }
-  Shape out_shape(ndim);
-  Strides out_strides(ndim);
-  // Align from the right, like broadcasting; new leading dims and expanded size-1 dims get stride 0.
-  for (std::int64_t i = ndim - 1; i >= 0; --i) {
-    const std::int64_t d = tdim - 1 - (ndim - 1 - i);
-    std::int64_t size = d >= 0 ? shape()[d] : 1;
-    std::int64_t stride = d >= 0 ? strides()[d] : (i + 1 < ndim ? out_shape[i + 1] * out_strides[i + 1] : 1);
-    std::int64_t target = sizes[i];
-    if (target == -1) {
-      if (d < 0) {
-        throw ShapeError("expand: -1 is not allowed for the new leading dimension " + str(i) + " in " +
-                         shape_str(sizes) + " (tensor shape " + shape_str(shape()) +
-                         "). Hint: -1 means 'keep this size', which only exists for the tensor's own dims.");
-      }
-      target = size;
-    } else if (target < 0) {
-      throw ShapeError("expand: invalid size " + str(target) + " in " + shape_str(sizes) +
-                       ". Sizes must be >= 0 or -1 (keep).");
-    }
-    if (size != target) {
-      if (size != 1) {
-        throw ShapeError("expand: the expanded size (" + str(target) + ") must match the existing size (" +
-                         str(size) + ") at non-singleton dimension " + str(i) + ". Target shape " +
-                         shape_str(sizes) + ", tensor shape " + shape_str(shape()) +
-                         ". Hint: only size-1 dimensions can be expanded; use repeat-like copies (cat) otherwise.");
-      }
-      size = target;
-      stride = 0;
-    }
-    out_shape[i] = size;
-    out_strides[i] = stride;
-  }
+  Tensor out = detail::expand_view(detail::piece_input(*this), sizes);
   // A view holds no new memory, but every loop over it counts its elements: [2^40, 2^40] must not
   // wrap to a small count (the sum of such a view once returned 0 without looking at anything).
-  checked::numel(out_shape, "expand");
-  return record<"expand">(make_view(*this, out_shape, out_strides, storage_offset()), *this, IntArrayRef(out_shape));
+  checked::numel(out.shape(), "expand");
+  const Shape out_shape = out.shape();
+  return record<"expand">(std::move(out), *this, IntArrayRef(out_shape));
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.shape()); }
@@ -322,24 +272,9 @@ Tensor Tensor::slice(std::int64_t d, std::int64_t start, std::int64_t stop, std:
 
 Tensor Tensor::select(std::int64_t d, std::int64_t index) const {
   detail::check_defined(*this, "select");
-  if (dim() == 0) {
-    throw IndexError("select: cannot index a 0-d tensor (it has no dimensions). Hint: use item() to read "
-                     "its value.");
-  }
+  Tensor out = detail::select_view(detail::piece_input(*this), d, index);
   const std::int64_t w = wrap_dim(d, dim(), "select");
-  const std::int64_t size = shape()[w];
-  if (index < -size || index >= size) {
-    throw IndexError("select: index " + str(index) + " is out of range for dimension " + str(w) + " of size " +
-                     str(size) + " (shape " + shape_str(shape()) + "). Hint: valid indices are " + str(-size) +
-                     ".." + str(size - 1) + ".");
-  }
-  if (index < 0) index += size;
-  Shape s = shape();
-  Strides st = strides();
-  const std::int64_t offset = storage_offset() + index * st[w];
-  s.erase(s.begin() + w);
-  st.erase(st.begin() + w);
-  return record<"select">(make_view(*this, s, st, offset), *this, w, index);
+  return record<"select">(std::move(out), *this, w, index < 0 ? index + size(w) : index);
 }
 
 Tensor Tensor::operator[](std::int64_t index) const { return select(0, index); }

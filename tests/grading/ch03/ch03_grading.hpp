@@ -1,72 +1,96 @@
 #pragma once
-// Shared by chapter 3's graded tests. Expected values always come from the library (kindling::nn is
-// parity-tested against PyTorch) or from invariants, never from numbers typed in here.
-#include <catch2/catch.hpp>
+// Shared by chapter 3's graded tests: module trees with the same structure as their PyTorch twins
+// (pytorch.py), and small helpers.
 #include <kindling/nn.hpp>
 
 #include <cmath>
-#include <functional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "ch03/module_exercises.hpp"
+#include "grading.hpp"
 
 namespace ch03_grading {
 namespace kd = kindling;
 namespace nn = kindling::nn;
-namespace F = kindling::nn::functional;
-namespace ex = kindling::exercises::ch03;
 
-using Named = std::vector<std::pair<std::string, kd::Tensor>>;
-
-/// The names of a (name, tensor) list, for comparing orders.
-inline std::vector<std::string> names_of(const Named& items) {
+template <class Pairs>
+std::vector<std::string> names(const Pairs& pairs) {
   std::vector<std::string> out;
-  for (const auto& [n, t] : items) out.push_back(n);
+  for (const auto& [name, x] : pairs) out.push_back(name);
   return out;
 }
 
-/// "[a, b, c]" for failure messages.
-inline std::string list_str(const std::vector<std::string>& names) {
-  std::ostringstream os;
-  os << "[";
-  for (std::size_t i = 0; i < names.size(); ++i) os << (i ? ", " : "") << names[i];
-  os << "]";
-  return os.str();
+/// Copies `value` into a parameter in place (the module keeps its tensor).
+inline void set(kd::Tensor param, const kd::Tensor& value) {
+  kd::NoGradGuard no_grad;
+  param.copy_(value);
 }
 
-/// A leaf copy of t that requires grad (to run the library's computation on the same values).
-inline kd::Tensor leaf_copy(const kd::Tensor& t) { return t.detach().clone().requires_grad_(); }
-
-/// Float comparison with a message naming what is compared.
-inline void check_close(const kd::Tensor& got, const kd::Tensor& expected, const std::string& what,
-                        double rtol = 1e-5, double atol = 1e-6) {
-  INFO(what << ": got shape " << kd::shape_str(got.defined() ? got.shape() : kd::Shape{}) << ", expected "
-            << kd::shape_str(expected.shape()));
-  REQUIRE(got.defined());
-  REQUIRE(got.shape() == expected.shape());
-  INFO(what << ": got\n" << got << "\nexpected\n" << expected);
-  CHECK(kd::allclose(got.to(kd::kFloat64), expected.to(kd::kFloat64), rtol, atol));
-}
-
-/// Min, max, mean and (population) std of a tensor's values.
-struct Stats {
-  double min, max, mean, std;
-};
-inline Stats stats_of(const kd::Tensor& t) {
-  const std::vector<double> v = t.detach().to_vector<double>();
-  Stats s{1e300, -1e300, 0, 0};
-  for (double x : v) {
-    s.min = std::min(s.min, x);
-    s.max = std::max(s.max, x);
-    s.mean += x;
+struct Block : nn::Module {
+  nn::Linear fc{4, 4};
+  nn::BatchNorm1d bn{4};
+  Block() {
+    register_module("fc", fc);
+    register_module("bn", bn);
   }
-  s.mean /= static_cast<double>(v.size());
-  for (double x : v) s.std += (x - s.mean) * (x - s.mean);
-  s.std = std::sqrt(s.std / static_cast<double>(v.size()));
-  return s;
+  kd::Tensor forward(const kd::Tensor& x) override { return bn(fc(x)); }
+};
+
+struct Net : nn::Module {
+  kd::Tensor scale;
+  Block a, b;
+  nn::Linear head{4, 2};
+  Net() {
+    scale = register_parameter("scale", kd::ones({1}));
+    register_module("a", a);
+    register_module("b", b);
+    register_module("head", head);
+    register_buffer("steps", kd::zeros({1}));
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return head(b(a(x))) * scale; }
+};
+
+struct SimpleNet : nn::Module {
+  nn::Linear fc1{784, 128};
+  nn::ReLU relu;
+  nn::Linear fc2{128, 10};
+  SimpleNet() {
+    register_module("fc1", fc1);
+    register_module("relu", relu);
+    register_module("fc2", fc2);
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }
+};
+
+struct Shared : nn::Module {
+  nn::Linear a{3, 3};
+  Shared() {
+    register_module("a", a);
+    register_module("b", a);  // the same layer under a second name
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return a(x); }
+};
+
+struct Two : nn::Module {
+  nn::Linear fc1{4, 3};
+  nn::Linear fc2{3, 2};
+  Two() {
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return fc2(fc1(x).relu()); }
+};
+
+/// The twin's state dict inputs fc1_weight, ... as {"fc1.weight": ..., ...}.
+inline kd::StateDict two_state_dict() {
+  kd::StateDict sd;
+  for (const std::string k : {"fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"}) {
+    std::string key = k;
+    key[key.find('_')] = '.';
+    sd.insert(key, grading::input(k));
+  }
+  return sd;
 }
 
 }  // namespace ch03_grading

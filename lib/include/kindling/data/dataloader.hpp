@@ -17,11 +17,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -82,11 +84,51 @@ EpochPlan plan_epoch(const Sampler& sampler, const DataLoaderOptions& options, G
 /// exception nested.
 [[noreturn]] void throw_sample_error(std::int64_t index, std::int64_t batch);
 [[noreturn]] void throw_collate_error(std::int64_t batch, const std::vector<std::int64_t>& indices);
-/// Called inside a catch block when starting worker `started` (of `num_workers`) failed (the
-/// system refused a thread): throws DataLoaderError with the reason and a hint.
-[[noreturn]] void throw_worker_start_error(std::int64_t started, std::int64_t num_workers);
+/// Called inside a catch block when starting the `num_workers` worker threads failed (the system
+/// refused a thread): throws DataLoaderError with the reason and a hint.
+[[noreturn]] void throw_worker_start_error(std::int64_t num_workers);
 /// The most worker threads a DataLoader starts (more is refused: it is a mistake, not a speed-up).
 inline constexpr std::int64_t kMaxWorkers = 256;
+
+// [snippet: prefetcher]
+/// The prefetching heart of a DataLoader epoch (chapter 4's exercise 4, defined
+/// in the answer file): items 0..count-1 are loaded by `load(k, worker)` on
+/// `num_workers` threads (>= 1), at most `window` items beyond the one the
+/// consumer is using, and next() hands them out *in order* — item k is returned
+/// k-th however the threads race. An exception thrown by load(k) is rethrown by
+/// the next() that reaches item k. The destructor stops the threads and joins
+/// them; a thread finishes at most the item it is loading. The DataLoader wraps
+/// each batch as an Item (a type-erased shared pointer).
+class OrderedPrefetcher {
+ public:
+  using Item = std::shared_ptr<void>;
+  using Load = std::function<Item(std::int64_t index, std::int64_t worker)>;
+  OrderedPrefetcher(std::int64_t count, std::int64_t num_workers, std::int64_t window,
+                    Load load);
+  ~OrderedPrefetcher();
+  OrderedPrefetcher(const OrderedPrefetcher&) = delete;
+  OrderedPrefetcher& operator=(const OrderedPrefetcher&) = delete;
+  /// The next item in order, or nullptr after the last one.
+  Item next();
+
+ private:
+  void worker_loop(std::int64_t worker);
+  void shutdown();
+  struct Result {
+    Item item;
+    std::exception_ptr error;
+  };
+  std::int64_t count_, window_;
+  Load load_;
+  std::mutex mutex_;
+  std::condition_variable work_cv_, ready_cv_;
+  // The next item to hand to a thread / to the consumer.
+  std::int64_t next_dispatch_ = 0, next_yield_ = 0;
+  bool stop_ = false;
+  std::map<std::int64_t, Result> ready_;  // finished items waiting for their turn
+  std::vector<std::thread> threads_;
+};
+// [end]
 }  // namespace detail
 
 /// Iterates over a dataset in batches. D is any type with size() and a const get(index); Collate
@@ -122,26 +164,25 @@ class DataLoader {
   const DataLoaderOptions& options() const { return options_; }
 
  private:
-  // One pass over the data. Owns the worker threads; destroying it (loop finished, `break`, or an
-  // exception) stops and joins them — workers finish at most the batch they are loading.
+  // One pass over the data. With workers, the prefetcher owns the threads; destroying the epoch (loop
+  // finished, `break`, or an exception) stops and joins them.
   class Epoch {
    public:
     Epoch(std::shared_ptr<const D> dataset, const Collate& collate, detail::EpochPlan plan,
           std::int64_t num_workers, std::int64_t prefetch_factor)
         : dataset_(std::move(dataset)), collate_(collate), plan_(std::move(plan)),
-          num_batches_(static_cast<std::int64_t>(plan_.batches.size())),
-          window_(num_workers * prefetch_factor) {
+          num_batches_(static_cast<std::int64_t>(plan_.batches.size())) {
+      if (num_workers == 0) return;
+      auto load_batch = [this, num_workers](std::int64_t k, std::int64_t worker) {
+        detail::set_worker_info(WorkerInfo{worker, num_workers});
+        return detail::OrderedPrefetcher::Item(std::make_shared<Batch>(load(k)));
+      };
       try {
-        for (std::int64_t w = 0; w < num_workers; ++w) threads_.emplace_back([this, w, num_workers] {
-          detail::set_worker_info(WorkerInfo{w, num_workers});
-          worker_loop();
-        });
-      } catch (...) {
-        shutdown();
-        detail::throw_worker_start_error(static_cast<std::int64_t>(threads_.size()), num_workers);
+        prefetcher_.emplace(num_batches_, num_workers, num_workers * prefetch_factor, load_batch);
+      } catch (const std::system_error&) {  // the system refused a thread
+        detail::throw_worker_start_error(num_workers);
       }
     }
-    ~Epoch() { shutdown(); }
     Epoch(const Epoch&) = delete;
     Epoch& operator=(const Epoch&) = delete;
 
@@ -149,28 +190,17 @@ class DataLoader {
     /// The next batch in order, or nullopt at the end of the epoch. Rethrows a worker's
     /// error.
     std::optional<Batch> next() {
-      if (threads_.empty()) {  // num_workers = 0: load right here
+      if (!prefetcher_) {  // num_workers = 0: load right here
         if (next_yield_ >= num_batches_) return std::nullopt;
         return load(next_yield_++);
       }
-      std::unique_lock lock(mutex_);
-      if (next_yield_ >= num_batches_) return std::nullopt;
-      ready_cv_.wait(lock, [&] { return ready_.count(next_yield_) > 0; });
-      auto node = ready_.extract(next_yield_);
-      ++next_yield_;
-      lock.unlock();
-      work_cv_.notify_all();  // one more batch may be prefetched now
-      if (node.mapped().error) std::rethrow_exception(node.mapped().error);
-      return std::move(node.mapped().batch);
+      detail::OrderedPrefetcher::Item item = prefetcher_->next();
+      if (!item) return std::nullopt;
+      return std::move(*static_cast<Batch*>(item.get()));
     }
     // [end]
 
    private:
-    struct Result {
-      std::optional<Batch> batch;
-      std::exception_ptr error;
-    };
-
     // Batch k: get() each sample under its own generator, then collate.
     Batch load(std::int64_t k) const {
       const std::vector<std::int64_t>& indices = plan_.batches[static_cast<std::size_t>(k)];
@@ -193,56 +223,12 @@ class DataLoader {
       }
     }
 
-    // [snippet: worker-loop]
-    void worker_loop() {
-      for (;;) {
-        std::int64_t k;
-        {
-          std::unique_lock lock(mutex_);
-          work_cv_.wait(lock, [&] {  // wait for room in the window of batches ahead
-            return stop_ || next_dispatch_ >= num_batches_ ||
-                   next_dispatch_ < next_yield_ + window_;
-          });
-          if (stop_ || next_dispatch_ >= num_batches_) return;
-          k = next_dispatch_++;
-        }
-        Result result;
-        try {
-          result.batch.emplace(load(k));
-        } catch (...) {
-          result.error = std::current_exception();
-        }
-        {
-          std::lock_guard lock(mutex_);
-          ready_.emplace(k, std::move(result));
-        }
-        ready_cv_.notify_one();  // only the loop's thread waits on ready_cv_
-      }
-    }
-    // [end]
-
-    void shutdown() {
-      {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-      }
-      work_cv_.notify_all();
-      for (auto& t : threads_)
-        if (t.joinable()) t.join();
-      threads_.clear();
-    }
-
     std::shared_ptr<const D> dataset_;
     Collate collate_;
     detail::EpochPlan plan_;
     std::int64_t num_batches_;
-    std::int64_t window_;  // batches in flight beyond the one being used
-    std::mutex mutex_;
-    std::condition_variable work_cv_, ready_cv_;
-    std::int64_t next_dispatch_ = 0, next_yield_ = 0;
-    bool stop_ = false;
-    std::map<std::int64_t, Result> ready_;  // finished batches waiting for their turn
-    std::vector<std::thread> threads_;
+    std::int64_t next_yield_ = 0;
+    std::optional<detail::OrderedPrefetcher> prefetcher_;  // last: destroyed (threads joined) first
   };
 
  public:

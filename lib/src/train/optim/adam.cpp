@@ -1,12 +1,14 @@
-// Adam / AdamW: per-parameter running averages of the gradient (m) and its square (v), bias-corrected.
-// One fused loop per parameter, in torch.optim.Adam's order of operations:
+// Adam / AdamW: per-parameter running averages of the gradient (m) and its square (v), bias-corrected:
 //   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g²
 //   p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+// The update of one parameter is chapter 5's exercise 2 (train/pieces.hpp: detail::adam_step); this file
+// holds the groups, the lazily created state and the checkpoint state around it.
 #include "kindling/optim/adam.hpp"
 
+#include <cmath>
 #include <limits>
 
-#include <cmath>
+#include "train/pieces.hpp"
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -19,54 +21,6 @@ AdamOptions from_adamw(const AdamWOptions& o) {
           .maximize = o.maximize};
 }
 
-// The loop is instantiated once per (amsgrad, L2) combination rather than testing those flags per
-// element: with `if (vmax)` inside the loop, g++ if-converts the max into a *masked load* from a
-// null pointer, and AMD CPUs take a ~700-cycle fault-suppression assist on every such load — the
-// step ran 15x slower (1.6 ms instead of ~100 µs for SimpleNet's 100k parameters).
-// [snippet: adam-loop]
-template <class T, bool Amsgrad, bool L2>
-void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v,
-               T* __restrict vmax, std::int64_t n, const AdamOptions& o,
-               std::int64_t step, bool decoupled) {
-  const T b1 = static_cast<T>(o.betas.first), b2 = static_cast<T>(o.betas.second);
-  const T one_minus_b1 = static_cast<T>(1 - o.betas.first);
-  const T one_minus_b2 = static_cast<T>(1 - o.betas.second);
-  const double bias1 = 1 - std::pow(o.betas.first, static_cast<double>(step));
-  const double bias2 = 1 - std::pow(o.betas.second, static_cast<double>(step));
-  const T step_size = static_cast<T>(o.lr / bias1);
-  const T bias2_sqrt = static_cast<T>(std::sqrt(bias2));
-  const T eps = static_cast<T>(o.eps), wd = static_cast<T>(o.weight_decay);
-  // AdamW multiplies by (1 - lr * wd); otherwise by exactly 1, which changes nothing.
-  const T decay = decoupled ? static_cast<T>(1 - o.lr * o.weight_decay) : T(1);
-  const T sign = o.maximize ? T(-1) : T(1);  // negation is exact
-  for (std::int64_t i = 0; i < n; ++i) {
-    T grad = sign * g[i];
-    if constexpr (L2) grad = grad + wd * p[i];  // Adam: L2 penalty in the gradient
-    const T pi = p[i] * decay;                   // AdamW: decoupled weight decay
-    const T mi = m[i] * b1 + one_minus_b1 * grad;
-    const T vi = v[i] * b2 + one_minus_b2 * grad * grad;
-    m[i] = mi;
-    v[i] = vi;
-    T vhat = vi;
-    if constexpr (Amsgrad) vhat = vmax[i] = std::max(vmax[i], vi);
-    const T denom = std::sqrt(vhat) / bias2_sqrt + eps;
-    p[i] = pi - step_size * (mi / denom);
-  }
-}
-// [end]
-
-template <class T>
-void adam_update(T* p, const T* g, T* m, T* v, T* vmax, std::int64_t n, const AdamOptions& o, std::int64_t step,
-                 bool decoupled) {
-  const bool l2 = !decoupled && o.weight_decay != 0;
-  if (vmax) {
-    if (l2) adam_loop<T, true, true>(p, g, m, v, vmax, n, o, step, decoupled);
-    else adam_loop<T, true, false>(p, g, m, v, vmax, n, o, step, decoupled);
-  } else {
-    if (l2) adam_loop<T, false, true>(p, g, m, v, vmax, n, o, step, decoupled);
-    else adam_loop<T, false, false>(p, g, m, v, vmax, n, o, step, decoupled);
-  }
-}
 }  // namespace
 
 namespace {
@@ -91,6 +45,7 @@ void AdamBase::add_group(std::vector<Tensor> params, const AdamOptions& o) {
   state_.emplace_back(n);
 }
 
+// [snippet: adam-step]
 void AdamBase::step() {
   NoGradGuard no_grad;
   for (std::size_t gi = 0; gi < params_.size(); ++gi) {
@@ -101,25 +56,21 @@ void AdamBase::step() {
       if (!g.defined()) continue;
       g = g.to(p.dtype()).contiguous();
       ParamState& s = state_[gi][i];
-      if (!s.exp_avg.defined()) {  // lazily, like PyTorch: state appears at the first step
+      // Lazily, like PyTorch: the state appears at the first step.
+      if (!s.exp_avg.defined()) {
         s.exp_avg = zeros_like(p);
         s.exp_avg_sq = zeros_like(p);
         if (o.amsgrad) s.max_exp_avg_sq = zeros_like(p);
       }
       ++s.step;
-      if (p.dtype() == kFloat32) {
-        adam_update(p.data_ptr<float>(), g.data_ptr<float>(), s.exp_avg.data_ptr<float>(),
-                    s.exp_avg_sq.data_ptr<float>(), o.amsgrad ? s.max_exp_avg_sq.data_ptr<float>() : nullptr,
-                    p.numel(), o, s.step, decoupled_);
-      } else {
-        adam_update(p.data_ptr<double>(), g.data_ptr<double>(), s.exp_avg.data_ptr<double>(),
-                    s.exp_avg_sq.data_ptr<double>(), o.amsgrad ? s.max_exp_avg_sq.data_ptr<double>() : nullptr,
-                    p.numel(), o, s.step, decoupled_);
-      }
+      // chapter 5's exercise 2 (train/pieces.hpp)
+      detail::adam_step(p, g, s.exp_avg, s.exp_avg_sq, s.max_exp_avg_sq, o, s.step,
+                        decoupled_);
       p.storage()->bump_version();
     }
   }
 }
+// [end]
 
 OptimizerState AdamBase::state_dict() const {
   OptimizerState out;

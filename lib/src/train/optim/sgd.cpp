@@ -1,8 +1,11 @@
 // SGD: p -= lr * d, where d is the gradient, optionally with weight decay and (Nesterov) momentum.
-// One fused loop per parameter: no temporaries, the same arithmetic order as torch.optim.SGD.
+// The update of one parameter is chapter 5's exercise 1 (train/pieces.hpp: detail::sgd_step); this file
+// holds the parameter groups, the momentum buffers and the checkpoint state around it.
 #include "kindling/optim/sgd.hpp"
 
 #include <limits>
+
+#include "train/pieces.hpp"
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -33,47 +36,7 @@ void SGD::add_param_group(std::vector<Tensor> params, SGDOptions options) {
   momentum_buffer_.emplace_back(n);
 }
 
-namespace {
-// One loop per (momentum, nesterov, weight decay) combination: no per-element test of a pointer
-// that may be null (see adam.cpp for why that matters on AMD CPUs).
-// [snippet: sgd-loop]
-template <class T, bool Momentum, bool Nesterov, bool L2>
-void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict buf, std::int64_t n,
-              const SGDOptions& o, bool first_step) {
-  const T wd = static_cast<T>(o.weight_decay), mom = static_cast<T>(o.momentum);
-  const T damp = static_cast<T>(1 - o.dampening), lr = static_cast<T>(o.lr);
-  const T sign = o.maximize ? T(-1) : T(1);  // negation is exact
-  for (std::int64_t i = 0; i < n; ++i) {
-    T d = sign * g[i];
-    if constexpr (L2) d = d + wd * p[i];
-    if constexpr (Momentum) {
-      // The first step copies d (torch.clone); later ones decay the velocity.
-      const T b = first_step ? d : buf[i] * mom + damp * d;
-      buf[i] = b;
-      if constexpr (Nesterov) d = d + mom * b;
-      else d = b;
-    }
-    p[i] = p[i] - lr * d;
-  }
-}
-// [end]
-
-template <class T>
-void sgd_update(T* p, const T* g, T* buf, std::int64_t n, const SGDOptions& o, bool first_step) {
-  const bool l2 = o.weight_decay != 0;
-  if (!buf) {
-    if (l2) sgd_loop<T, false, false, true>(p, g, buf, n, o, first_step);
-    else sgd_loop<T, false, false, false>(p, g, buf, n, o, first_step);
-  } else if (o.nesterov) {
-    if (l2) sgd_loop<T, true, true, true>(p, g, buf, n, o, first_step);
-    else sgd_loop<T, true, true, false>(p, g, buf, n, o, first_step);
-  } else {
-    if (l2) sgd_loop<T, true, false, true>(p, g, buf, n, o, first_step);
-    else sgd_loop<T, true, false, false>(p, g, buf, n, o, first_step);
-  }
-}
-}  // namespace
-
+// [snippet: sgd-step]
 void SGD::step() {
   NoGradGuard no_grad;
   for (std::size_t gi = 0; gi < params_.size(); ++gi) {
@@ -81,22 +44,19 @@ void SGD::step() {
     for (std::size_t i = 0; i < params_[gi].size(); ++i) {
       Tensor& p = params_[gi][i];
       Tensor g = p.grad();
-      if (!g.defined()) continue;  // parameters without a gradient are skipped, like PyTorch
+      // Parameters without a gradient are skipped, like PyTorch.
+      if (!g.defined()) continue;
       g = g.to(p.dtype()).contiguous();
       Tensor& buf = momentum_buffer_[gi][i];
       const bool first = o.momentum != 0 && !buf.defined();
       if (first) buf = empty_like(p);
-      if (p.dtype() == kFloat32) {
-        sgd_update(p.data_ptr<float>(), g.data_ptr<float>(), buf.defined() ? buf.data_ptr<float>() : nullptr,
-                   p.numel(), o, first);
-      } else {
-        sgd_update(p.data_ptr<double>(), g.data_ptr<double>(), buf.defined() ? buf.data_ptr<double>() : nullptr,
-                   p.numel(), o, first);
-      }
+      // Chapter 5's exercise 1 (train/pieces.hpp).
+      detail::sgd_step(p, g, buf, o, first);
       p.storage()->bump_version();
     }
   }
 }
+// [end]
 
 OptimizerState SGD::state_dict() const {
   OptimizerState s;

@@ -5,10 +5,6 @@
 #include <cstdlib>
 #include <numeric>
 
-#include <catch2/catch.hpp>
-// A rogue test in the submission: it must earn nothing (only tests under tests/grading/ count).
-TEST_CASE("rogue: free points", "[ch99][ex1][pts=100]") { CHECK(true); }
-
 namespace kindling::exercises::ch99 {
 
 int add(int a, int b) {

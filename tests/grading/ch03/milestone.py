@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""Chapter 3's milestone, judged: the learner's modules, loaded with PyTorch's weights, must give PyTorch's
+outputs (and print as PyTorch prints the network). See tests/grading/milestones.py."""
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import milestones as ms  # noqa: E402
+
+TOL = 1e-4
+
+
+def network():
+    torch.manual_seed(3)
+    m = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.2), nn.Sequential(nn.Linear(256, 64), nn.Tanh()),
+                      nn.Linear(64, 10, bias=False))
+    # "Trained": perturbed away from the initialisation so that a wrong load cannot match by luck.
+    with torch.no_grad():
+        for p in m.parameters():
+            p.add_(torch.randn_like(p) * 0.05)
+    return m.eval()
+
+
+def inputs():
+    return np.random.default_rng(9).random((512, 784), dtype=np.float32)
+
+
+def save_safetensors(sd, path):
+    """The safetensors format by hand: an 8-byte little-endian header length, the JSON header, the bytes."""
+    header, blobs, offset = {}, [], 0
+    for k, v in sd.items():
+        b = v.detach().contiguous().numpy().astype("<f4").tobytes()
+        header[k] = {"dtype": "F32", "shape": list(v.shape), "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path + ".tmp", "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+    os.replace(path + ".tmp", path)
+
+
+def prepare(in_dir):
+    save_safetensors(network().state_dict(), os.path.join(in_dir, "weights.safetensors"))
+    ms.save(os.path.join(in_dir, "x.npy"), inputs())
+
+
+def check(out_dir):
+    m = network()
+    with torch.no_grad():
+        want = m(torch.from_numpy(inputs())).numpy()
+    what = "outputs on PyTorch's weights, max abs error against PyTorch"
+    try:
+        got = ms.load_output(out_dir, "y.npy", shape=want.shape, dtype="float32")
+    except ValueError as e:
+        return ms.verdict(out_dir, "ch03", what, "none", f"<= {TOL:g}", False, str(e))
+    err = float(np.abs(got.astype(np.float64) - want).max()) if np.isfinite(got).all() else float("inf")
+    detail = ""
+    try:
+        printed = open(os.path.join(out_dir, "repr.txt")).read()
+    except OSError:
+        printed = ""
+    same_print = printed.strip() == str(m).strip()
+    if not same_print:
+        detail = "the network does not print like PyTorch's:\n" + printed[:2000]
+    return ms.verdict(out_dir, "ch03", what, f"{err:.3g}" + ("" if same_print else ", printed differently"), f"<= {TOL:g}, printed alike",
+                      err <= TOL and same_print, detail)
+
+
+if __name__ == "__main__":
+    sys.exit(ms.main(prepare, check))
