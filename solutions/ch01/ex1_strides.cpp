@@ -7,6 +7,7 @@
 #include "kindling/tensor/tensor.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace kindling {
 
@@ -18,7 +19,10 @@ Strides contiguous_strides(const Shape& shape) {
   std::int64_t step = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {
     strides[d] = step;
-    step *= std::max<std::int64_t>(shape[d], 1);  // a size-0 dimension must not zero the strides
+    // A size-0 dimension must not zero the strides to its left. Only an empty tensor can get past
+    // int64 here (any other's storage size is checked first); its strides are never used, so
+    // saturate instead of overflowing (undefined behaviour).
+    if (__builtin_mul_overflow(step, std::max<std::int64_t>(shape[d], 1), &step)) step = INT64_MAX;
   }
   return strides;
   // END SOLUTION
@@ -28,12 +32,16 @@ bool Tensor::is_contiguous() const {
   // BEGIN SOLUTION ex1: compare the strides with row-major ones, ignoring size-1 dimensions
   // Sizes of 1 may have any stride (PyTorch agrees): only dims with size > 1 must be row-major. An empty
   // tensor has nothing to lay out, so it is contiguous whatever its strides (as in PyTorch).
-  if (numel() == 0) return true;
+  // Asked before nearly every kernel, so read the geometry once.
+  const Shape& sizes = shape();
+  const Strides& steps = strides();
+  for (std::int64_t size : sizes)
+    if (size == 0) return true;
   std::int64_t expected = 1;
-  for (std::int64_t i = dim() - 1; i >= 0; --i) {
-    if (shape()[i] == 1) continue;
-    if (strides()[i] != expected) return false;
-    expected *= shape()[i];
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (steps[i] != expected) return false;
+    expected *= sizes[i];
   }
   return true;
   // END SOLUTION

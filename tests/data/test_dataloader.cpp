@@ -178,15 +178,14 @@ TEST_CASE("DataLoader: a worker's exception reaches the loop with the sample ind
 TEST_CASE("DataLoader: break out of the loop early, then run a full epoch", "[threads]") {
   ProbeDataset ds{.n = 400, .sleep_us = 200};
   DataLoader loader(ds, {.batch_size = 4, .shuffle = true, .num_workers = 4, .seed = 1});
-  const auto start = std::chrono::steady_clock::now();
   std::int64_t taken = 0;
-  for (auto& [x, y] : loader) {
+  for ([[maybe_unused]] auto& batch : loader) {
     if (++taken == 2) break;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(taken == 2);
-  CHECK(seconds < 5.0);  // did not load the remaining 98 batches (~20 s of sleeping / 4 workers)
-  CHECK(ds.calls->load() <= (2 + 2 * 4) * 4);  // 2 batches taken + at most prefetch_factor x workers in flight
+  // Leaving the loop joined the workers without loading the remaining 98 batches: 2 batches taken
+  // + at most prefetch_factor x workers in flight.
+  CHECK(ds.calls->load() <= (2 + 2 * 4) * 4);
   std::int64_t full = 0;
   for (auto& [x, y] : loader) full += x.size(0);
   CHECK(full == 400);

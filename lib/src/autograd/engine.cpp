@@ -19,6 +19,8 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/autograd/node.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/loops.hpp"
 
 namespace kindling::autograd {
 
@@ -104,8 +106,16 @@ void add_into(Grads& buffer, std::uint32_t slot, Tensor&& g, std::uint32_t size)
   }
   const bool owned = !is_grad_enabled() && acc.impl_ptr().use_count() == 1 && acc.storage().use_count() == 1 &&
                      acc.is_contiguous() && acc.shape() == g.shape() && acc.dtype() == g.dtype();
-  if (owned) acc.add_(g);
-  else acc = acc + g;
+  if (!owned) {
+    acc = acc + g;
+  } else if (acc.is_floating_point()) {  // the private buffer needs none of add_'s checks
+    kindling::detail::dispatch_floating(acc.dtype(), "backward", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      kindling::detail::binary_loop<T, T, T>(acc, acc, g, [](T a, T b) { return a + b; });
+    });
+  } else {
+    acc.add_(g);
+  }
 }
 
 // The checks PyTorch's validate_outputs makes on what a backward formula returned, and the one

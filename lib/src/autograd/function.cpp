@@ -1,6 +1,7 @@
 // The non-template parts of autograd::Function: saved tensors and their version check, the context,
 // and attaching a new node to the outputs of forward.
 #include "kindling/autograd/function.hpp"
+#include "kindling/tensor/small_object_pool.hpp"
 
 #include <string>
 
@@ -12,7 +13,7 @@ namespace {
 
 /// A second TensorImpl over the same memory, without autograd meta (no grad_fn, no grad).
 Tensor alias_without_autograd(const Tensor& t) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = kindling::detail::make_pooled<TensorImpl>();
   impl->storage = t.impl()->storage;
   impl->shape = t.impl()->shape;
   impl->strides = t.impl()->strides;

@@ -98,7 +98,7 @@ AutogradMeta* autograd_meta(const Tensor& t) {
   if (!t.defined()) return nullptr;
   AutogradMetaInterface* base = t.impl()->autograd_meta.get();
   if (base == nullptr) return nullptr;
-  if (auto* meta = dynamic_cast<AutogradMeta*>(base)) return meta;
+  if (base->is_full) return static_cast<AutogradMeta*>(base);
   // A chapter-1 tensor created with {.requires_grad = true} before autograd was installed carries
   // chapter 1's minimal meta: replace it by the full one, keeping the flag.
   auto full = std::make_unique<AutogradMeta>();

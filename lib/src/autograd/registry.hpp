@@ -11,6 +11,7 @@
 // Each *_backward.cpp file mirrors a forward file of lib/src/tensor/ and ends with one
 // `register_*(Registry&)` function listing its rows; registry.cpp calls them all, once.
 #include <cstddef>
+#include "kindling/tensor/small_object_pool.hpp"
 #include <span>
 #include <string>
 #include <string_view>
@@ -72,7 +73,7 @@ void record_with(const kindling::detail::RecordedOp& op) {
         [&](const auto&... a) { return (is_same_tensor(a, op.outputs[i]) || ...); }, args);
     if (is_input) return;
   }
-  auto node = std::make_shared<FunctionNode<F>>();
+  auto node = kindling::detail::make_pooled<FunctionNode<F>>();
   std::apply([&](const auto&... a) { (add_inputs(*node, a), ...); }, args);
   if constexpr (Traits::single_output) {
     std::apply([&](const auto&... a) { node->fn.setup_context(node->ctx, a..., op.outputs[0]); }, args);

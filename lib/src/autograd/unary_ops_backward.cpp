@@ -5,10 +5,31 @@
 #include <limits>
 
 #include "autograd/registry.hpp"
+#include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/ops.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/internal.hpp"
+#include "tensor/loops.hpp"
 
 namespace kindling::autograd {
 namespace {
+
+/// g * f(y) in one loop and one new tensor, for a plain backward (grad mode off): PyTorch's
+/// tanh_backward / sigmoid_backward kernels. With create_graph (grad mode on) the formulas are
+/// written with recorded ops instead, so that the gradient can be differentiated again.
+/// g and y have the output's shape and dtype (the engine sees to it).
+template <class F>
+Tensor fused_grad(const Tensor& g, const Tensor& y, const char* op, F f) {
+  Tensor out = kindling::detail::make_tensor(y.shape(), y.dtype());
+  kindling::detail::dispatch_floating(y.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kindling::detail::binary_loop<T, T, T>(out, g, y, [&](T gv, T yv) { return f(gv, yv); });
+  });
+  return out;
+}
+bool plain_backward(const Tensor& g, const Tensor& y) {
+  return !kindling::detail::grad_mode_enabled() && g.dtype() == y.dtype() && g.shape() == y.shape();
+}
 
 // neg: out = -x                  dx = -g
 struct Neg : Function<Neg> {
@@ -65,6 +86,8 @@ struct Tanh : Function<Tanh> {
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
+    if (plain_backward(grad[0], y))
+      return {fused_grad(grad[0], y, "tanh_backward", [](auto g, auto v) { return g * (1 - v * v); })};
     return {grad[0] * (1.0 - y * y)};
   }
 };
@@ -75,6 +98,8 @@ struct Sigmoid : Function<Sigmoid> {
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
+    if (plain_backward(grad[0], y))
+      return {fused_grad(grad[0], y, "sigmoid_backward", [](auto g, auto v) { return g * v * (1 - v); })};
     return {grad[0] * y * (1.0 - y)};
   }
 };
@@ -83,7 +108,12 @@ struct Sigmoid : Function<Sigmoid> {
 struct Relu : Function<Relu> {
   static constexpr const char* name = "ReluBackward0";
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
-  Grads backward(Context& ctx, const Grads& grad) { return {where(ctx.saved(0) > 0.0, grad[0], 0.0)}; }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor y = ctx.saved(0);
+    if (plain_backward(grad[0], y))  // threshold_backward: one loop, no mask tensor
+      return {fused_grad(grad[0], y, "threshold_backward", [](auto g, auto v) { return v > 0 ? g : decltype(g)(0); })};
+    return {where(y > 0.0, grad[0], 0.0)};
+  }
 };
 
 // clamp: out = min(max(x, lo), hi)       dx = g where lo <= x <= hi (inclusive), else 0

@@ -127,7 +127,9 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
 void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   dispatch(out.dtype(), op_name(op), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    run_kernel<T>(op, out, cast(a, out.dtype()), cast(b, out.dtype()), alpha);
+    const DType dt = out.dtype();
+    if (a.dtype() == dt && b.dtype() == dt) run_kernel<T>(op, out, a, b, alpha);  // no casts, no copies
+    else run_kernel<T>(op, out, cast(a, dt), cast(b, dt), alpha);
   });
 }
 

@@ -1,5 +1,6 @@
 // Checked size arithmetic and float -> int conversions (see kindling/tensor/checked.hpp).
 #include "kindling/tensor/checked.hpp"
+#include "kindling/tensor/small_object_pool.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -88,7 +89,7 @@ namespace kindling::detail {
 std::shared_ptr<Storage> allocate_storage(const Shape& shape, DType dtype, Device device) {
   const std::size_t nbytes = checked::storage_nbytes(shape, dtype, "tensor storage");
   try {
-    return std::make_shared<Storage>(nbytes, device);
+    return make_pooled<Storage>(nbytes, device);
   } catch (const OutOfMemoryError& e) {
     throw OutOfMemoryError(std::string("cannot allocate a ") + dtype_name(dtype) + " tensor of shape " +
                            shape_str(shape) + " on " + device.str() + ": " + checked::human_bytes(double(nbytes)) +

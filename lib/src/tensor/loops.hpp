@@ -113,6 +113,12 @@ void for_each_row(const Shape& shape, std::array<char*, N> base,
 /// out[i] = f(a[i]) over a (broadcast to out's shape). Types: A in, O out.
 template <class A, class O, class F>
 void unary_loop(const Tensor& out, const Tensor& a, F f) {
+  if (a.shape() == out.shape() && out.is_contiguous() && a.is_contiguous()) {  // one flat loop
+    O* o = static_cast<O*>(out.raw_data_ptr());
+    const A* x = static_cast<const A*>(a.raw_data_ptr());
+    for (std::int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = f(x[i]);
+    return;
+  }
   std::array<DimVec, 2> st{broadcast_byte_strides(out, out.shape()),
                                               broadcast_byte_strides(a, out.shape())};
   for_each_row<2>(out.shape(), {static_cast<char*>(out.raw_data_ptr()), static_cast<char*>(a.raw_data_ptr())},
@@ -135,6 +141,28 @@ void unary_loop(const Tensor& out, const Tensor& a, F f) {
 /// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
 template <class A, class B, class O, class F>
 void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  // The commonest case by far — same shapes, all contiguous, or a 0-d scalar on one side — needs
+  // no strides at all: one flat loop (an autograd chain of tiny ops spends its time here otherwise).
+  const std::int64_t numel = out.numel();
+  if (out.is_contiguous() && (a.dim() == 0 || (a.shape() == out.shape() && a.is_contiguous())) &&
+      (b.dim() == 0 || (b.shape() == out.shape() && b.is_contiguous()))) {
+    O* __restrict o = static_cast<O*>(out.raw_data_ptr());
+    const A* x = static_cast<const A*>(a.raw_data_ptr());
+    const B* y = static_cast<const B*>(b.raw_data_ptr());
+    if (a.dim() != 0 && b.dim() != 0) {
+      for (std::int64_t i = 0; i < numel; ++i) o[i] = f(x[i], y[i]);
+    } else if (a.dim() != 0) {
+      const B yv = *y;
+      for (std::int64_t i = 0; i < numel; ++i) o[i] = f(x[i], yv);
+    } else if (b.dim() != 0) {
+      const A xv = *x;
+      for (std::int64_t i = 0; i < numel; ++i) o[i] = f(xv, y[i]);
+    } else {
+      const O v = numel > 0 ? f(*x, *y) : O{};
+      for (std::int64_t i = 0; i < numel; ++i) o[i] = v;
+    }
+    return;
+  }
   std::array<DimVec, 3> st{broadcast_byte_strides(out, out.shape()),
                                               broadcast_byte_strides(a, out.shape()),
                                               broadcast_byte_strides(b, out.shape())};

@@ -13,6 +13,7 @@
 
 #include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/error.hpp"
+#include "kindling/tensor/small_object_pool.hpp"
 
 namespace kindling {
 namespace {
@@ -55,6 +56,7 @@ class CpuCache {
   void* allocate(std::size_t nbytes) {
     const std::size_t size = rounded(nbytes);
 #ifndef KINDLING_NO_CACHING_ALLOCATOR
+    if (size <= kSmallBytes) return aligned_in(detail::pool_allocate(size + 64));
     {
       std::lock_guard lock(mutex_);
       auto it = free_.find(size);
@@ -80,15 +82,16 @@ class CpuCache {
                                "alive (NoGradGuard, detach).");
       }
     }
-    const auto addr = (reinterpret_cast<std::uintptr_t>(raw) + 64) & ~std::uintptr_t{63};
-    void* data = reinterpret_cast<void*>(addr);
-    static_cast<void**>(data)[-1] = raw;
-    return data;
+    return aligned_in(raw);
   }
 
   void release(void* data, std::size_t nbytes) {
     [[maybe_unused]] const std::size_t size = rounded(nbytes);
 #ifndef KINDLING_NO_CACHING_ALLOCATOR
+    if (size <= kSmallBytes) {
+      detail::pool_release(static_cast<void**>(data)[-1], size + 64);
+      return;
+    }
     {
       std::lock_guard lock(mutex_);
       if (cached_bytes_ + size <= kMaxCachedBytes) {
@@ -115,6 +118,19 @@ class CpuCache {
   }
 
  private:
+  // Tiny tensors (a loss, a bias, the 16 numbers of an autograd chain) come from the per-thread
+  // small-object pool instead: no lock, no map lookup. Not counted in cached_bytes().
+  static constexpr std::size_t kSmallBytes = detail::kPoolMaxBytes - 64;
+
+  // The first 64-byte boundary after raw (a block 64 bytes larger than needed), with raw stored
+  // just before it so that release() can find it.
+  static void* aligned_in(void* raw) {
+    const auto addr = (reinterpret_cast<std::uintptr_t>(raw) + 64) & ~std::uintptr_t{63};
+    void* data = reinterpret_cast<void*>(addr);
+    static_cast<void**>(data)[-1] = raw;
+    return data;
+  }
+
   // Sizes near SIZE_MAX would wrap when rounded up (and cannot be allocated anyway).
   static std::size_t rounded(std::size_t nbytes) {
     if (nbytes > (std::numeric_limits<std::size_t>::max() >> 1)) {

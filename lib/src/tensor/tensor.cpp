@@ -1,5 +1,6 @@
 // Tensor basics: asking a tensor about itself, reading values out, copies and conversions.
 #include "kindling/tensor/tensor.hpp"
+#include "kindling/tensor/small_object_pool.hpp"
 
 #include <cstring>
 
@@ -15,7 +16,7 @@ Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
   for (auto s : shape) {
     if (s < 0) throw ValueError("cannot create a tensor with a negative size: shape " + shape_str(shape));
   }
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = make_pooled<TensorImpl>();
   impl->storage = detail::allocate_storage(shape, dtype, device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
@@ -24,7 +25,7 @@ Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
 }
 
 Tensor make_view(const Tensor& base, Shape shape, Strides strides, std::int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = make_pooled<TensorImpl>();
   impl->storage = base.impl()->storage;
   impl->shape = std::move(shape);
   impl->strides = std::move(strides);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "kindling/tensor/small_object_pool.hpp"
 #include "kindling/tensor/tensor.hpp"
 
 namespace kindling::autograd {
@@ -13,6 +14,7 @@ namespace kindling::autograd {
 class Node;
 
 struct AutogradMeta final : AutogradMetaInterface {
+  AutogradMeta() { is_full = true; }
   /// The accumulated gradient (`x.grad()`); undefined until a backward reaches the tensor.
   Tensor grad;
   /// The node that made this tensor (`y.grad_fn()`), null for a leaf.
@@ -26,6 +28,15 @@ struct AutogradMeta final : AutogradMetaInterface {
   bool retains_grad = false;
 
   bool is_leaf() const override { return grad_fn == nullptr; }
+
+  // Every recorded result gets one: from the small-object pool, not malloc (small_object_pool.hpp).
+  static void* operator new(std::size_t n) {
+    return n <= kindling::detail::kPoolMaxBytes ? kindling::detail::pool_allocate(n) : ::operator new(n);
+  }
+  static void operator delete(void* p, std::size_t n) noexcept {
+    if (n <= kindling::detail::kPoolMaxBytes) kindling::detail::pool_release(p, n);
+    else ::operator delete(p);
+  }
 };
 
 /// The tensor's AutogradMeta, or null when it has none (it requires no grad and was not recorded).

@@ -37,6 +37,7 @@
 /// under that key has `setup_context(ctx, args..., out)` instead of forward (see
 /// lib/src/autograd/registry.hpp and any `*_backward.cpp`).
 #include <concepts>
+#include "kindling/tensor/small_object_pool.hpp"
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -251,7 +252,7 @@ struct Function {
       NoGradGuard no_grad;
       return fn.forward(ctx, args...);
     }
-    auto node = std::make_shared<detail::FunctionNode<Derived>>();
+    auto node = kindling::detail::make_pooled<detail::FunctionNode<Derived>>();
     (detail::add_inputs(*node, args), ...);
     auto out = [&] {
       NoGradGuard no_grad;

@@ -61,6 +61,11 @@ constexpr std::string_view type_name() {
 #endif
 }
 
+/// type_name<T>() computed once, at compile time (a call in a hot path would search the
+/// function's name on every call).
+template <class T>
+inline constexpr std::string_view type_name_v = type_name<T>();
+
 /// The argument types an op records, with references and const removed: the signature that the
 /// chapter-2 Function's setup_context must take.
 template <class... Args>
@@ -114,7 +119,7 @@ bool add_record_site(const char* key, const void* signature, std::string_view si
 
 template <OpKey Key, class Sig>
 struct RecordSiteRegistration {
-  static inline const bool registered = add_record_site(Key.str, type_id<Sig>(), type_name<Sig>());
+  static inline const bool registered = add_record_site(Key.str, type_id<Sig>(), type_name_v<Sig>);
 };
 
 // ---- grad mode and "does this call need recording?" --------------------------------------------------
@@ -150,7 +155,7 @@ Tensor record(Tensor out, const Args&... args) {
   if (needs_grad(args...)) {
     static const void* cache = nullptr;
     const std::tuple<const Args&...> packed(args...);
-    const RecordedOp op{Key.str, type_id<Signature<Args...>>(), type_name<Signature<Args...>>(), &packed, &out,
+    const RecordedOp op{Key.str, type_id<Signature<Args...>>(), type_name_v<Signature<Args...>>, &packed, &out,
                         1, &cache, &describe_args<Args...>};
     recorder()(op);
   }
@@ -164,7 +169,7 @@ void record_outputs(Tensor* outs, std::size_t num_outs, const Args&... args) {
   if (needs_grad(args...)) {
     static const void* cache = nullptr;
     const std::tuple<const Args&...> packed(args...);
-    const RecordedOp op{Key.str, type_id<Signature<Args...>>(), type_name<Signature<Args...>>(), &packed, outs,
+    const RecordedOp op{Key.str, type_id<Signature<Args...>>(), type_name_v<Signature<Args...>>, &packed, outs,
                         num_outs, &cache, &describe_args<Args...>};
     recorder()(op);
   }

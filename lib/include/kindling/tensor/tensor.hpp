@@ -41,6 +41,9 @@ struct AutogradMetaInterface {
   virtual ~AutogradMetaInterface() = default;
   /// Read by every op ("must this call be recorded?"), so a plain field rather than a virtual call.
   bool requires_grad = false;
+  /// True for chapter 2's full AutogradMeta, false for chapter 1's minimal one: lets autograd reach
+  /// its own fields without a dynamic_cast on every op.
+  bool is_full = false;
   /// A leaf was made by the user, not computed by a recorded op (no grad_fn).
   virtual bool is_leaf() const { return true; }
 };
