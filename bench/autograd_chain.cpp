@@ -5,8 +5,9 @@
 // engine's walk of 10,000 nodes and one backward formula per node. Goal: ratio >= 6.
 //
 // Repetitions alternate between Kindling and PyTorch; the ratio is the median of the paired CPU-time
-// ratios (peer_process.hpp). The program also counts heap allocations (every operator new, plus the
-// tensor storage requests of the caching allocator) and prints them per op.
+// ratios (peer_process.hpp). The program also counts heap allocations per op: every operator new,
+// the blocks the small-object pool (small_object_pool.hpp) had to take from malloc, and how many
+// tensor storages were made (most of which the caching allocator and the pool serve without malloc).
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include <kindling/autograd.hpp>
+#include <kindling/tensor/small_object_pool.hpp>
 
 #include "bench_util.hpp"
 #include "peer_process.hpp"
@@ -81,9 +83,10 @@ int main(int argc, char** argv) {
   // Allocations of one repetition, per op of the chain (forward and backward together).
   run_kindling();
   const std::uint64_t news0 = g_news.load();
-  const std::size_t storages0 = kd::memory::allocation_count();
+  const std::size_t storages0 = kd::memory::allocation_count(), refills0 = kd::detail::pool_refills();
   run_kindling();
   const double news_per_op = static_cast<double>(g_news.load() - news0) / ops;
+  const double refills_per_op = static_cast<double>(kd::detail::pool_refills() - refills0) / ops;
   const double storages_per_op = static_cast<double>(kd::memory::allocation_count() - storages0) / ops;
 
   const std::string what = "autograd chain " + std::to_string(ops / 1000) + "k ops fwd+bwd";
@@ -109,8 +112,9 @@ int main(int argc, char** argv) {
   }
   bench::report_paired("P4", what, *paired, "kindling", "pytorch-1.13");
   std::printf("  (%d interleaved repetitions, CPU time; wall-clock medians: kindling %s, pytorch-1.13 %s; "
-              "heap allocations per op: %.2f operator new + %.2f tensor storages)\n",
+              "per op: %.2f operator new + %.2f small-object pool refills from malloc; %.2f tensor "
+              "storages made)\n",
               paired->reps, bench::fmt_time(paired->kindling_wall_s).c_str(),
-              bench::fmt_time(paired->peer_wall_s).c_str(), news_per_op, storages_per_op);
+              bench::fmt_time(paired->peer_wall_s).c_str(), news_per_op, refills_per_op, storages_per_op);
   return 0;
 }

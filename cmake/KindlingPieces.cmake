@@ -150,7 +150,11 @@ if(NOT KINDLING_LEARNER_BUILD AND IS_DIRECTORY "${KINDLING_SOLUTIONS_DIR}"
   file(GLOB _specs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/tools/planted/ch[0-9][0-9].json")
   set(_make_planted ${KINDLING_PYTHON} ${PROJECT_SOURCE_DIR}/tests/tools/make_planted.py
                     --root ${PROJECT_SOURCE_DIR} --out ${_planted})
-  execute_process(COMMAND ${_make_planted})
+  execute_process(COMMAND ${_make_planted} RESULT_VARIABLE _planted_rc)
+  if(NOT _planted_rc EQUAL 0)
+    message(FATAL_ERROR "tests/tools/make_planted.py failed (see above): a planted bug's `find` text no longer "
+                        "occurs in its solutions/ file. Update tests/tools/planted/chNN.json with the reference.")
+  endif()
   file(GLOB_RECURSE KP_PLANTED_FILES "${_planted}/ch[0-9][0-9]/*.cpp")
   file(GLOB_RECURSE _sol_all CONFIGURE_DEPENDS "${KINDLING_SOLUTIONS_DIR}/ch[0-9][0-9]/*")
   add_custom_command(OUTPUT ${KP_PLANTED_FILES} COMMAND ${_make_planted}

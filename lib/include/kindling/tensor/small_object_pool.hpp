@@ -16,7 +16,7 @@
 namespace kindling::detail {
 
 /// Blocks up to this many bytes come from the pool; larger ones from operator new.
-inline constexpr std::size_t kPoolMaxBytes = 512;
+inline constexpr std::size_t kPoolMaxBytes = 1024;
 
 /// A block of at least `bytes` bytes (<= kPoolMaxBytes), 16-byte aligned. Throws std::bad_alloc.
 void* pool_allocate(std::size_t bytes);
