@@ -2,8 +2,9 @@
 //
 // Each thread keeps the blocks it frees and hands them out again, without a lock. A block freed on
 // another thread than the one that allocated it simply joins the freeing thread's list (all blocks
-// of a class have the same size, so any thread can reuse any of them). Each list keeps at most
-// kMaxPerClass blocks; beyond that, and after the thread's lists were drained at its exit, blocks go
+// of a class have the same size, so any thread can reuse any of them). A thread keeps at most
+// kMaxIdleBytes of idle blocks (a 10,000-op graph freed at once is ~10 MB of them, all wanted again by
+// the next iteration); beyond that, and after the thread's lists were drained at its exit, blocks go
 // straight back to free().
 #include "kindling/tensor/small_object_pool.hpp"
 
@@ -24,7 +25,7 @@ namespace {
 
 constexpr std::size_t kGranule = 16;
 constexpr std::size_t kClasses = kPoolMaxBytes / kGranule;
-constexpr std::uint32_t kMaxPerClass = 4096;
+constexpr std::size_t kMaxIdleBytes = std::size_t{32} << 20;
 
 std::atomic<std::size_t> g_refills{0};
 
@@ -47,7 +48,7 @@ struct FreeBlock {
 // destroyed (a tensor in a static may die after this thread's pool was drained).
 struct ThreadPools {
   FreeBlock* head[kClasses];
-  std::uint32_t count[kClasses];
+  std::size_t idle_bytes;
   bool drainer_registered;
   bool drained;
 };
@@ -59,8 +60,8 @@ void drain(ThreadPools& pools) {
       pools.head[c] = b->next;
       std::free(b);
     }
-    pools.count[c] = 0;
   }
+  pools.idle_bytes = 0;
 }
 
 // Frees this thread's idle blocks when the thread ends; from then on blocks go straight to free().
@@ -81,7 +82,7 @@ void* pool_allocate(std::size_t bytes) {
   ThreadPools& pools = t_pools;
   if (FreeBlock* b = pools.head[c]) {
     pools.head[c] = b->next;
-    --pools.count[c];
+    pools.idle_bytes -= class_bytes(c);
     return b;
   }
 #endif
@@ -93,7 +94,7 @@ void pool_release(void* p, std::size_t bytes) noexcept {
 #ifndef KINDLING_NO_POOL
   const std::size_t c = size_class(bytes);
   ThreadPools& pools = t_pools;
-  if (!pools.drained && pools.count[c] < kMaxPerClass) {
+  if (!pools.drained && pools.idle_bytes + class_bytes(c) <= kMaxIdleBytes) {
     if (!pools.drainer_registered) {
       (void)&t_drainer;  // constructs it, so its destructor runs at this thread's exit
       pools.drainer_registered = true;
@@ -101,7 +102,7 @@ void pool_release(void* p, std::size_t bytes) noexcept {
     auto* b = static_cast<FreeBlock*>(p);
     b->next = pools.head[c];
     pools.head[c] = b;
-    ++pools.count[c];
+    pools.idle_bytes += class_bytes(c);
     return;
   }
 #else
