@@ -4,6 +4,7 @@
 // output is saved instead of the input.
 #include <limits>
 
+#include "autograd/pieces.hpp"
 #include "autograd/registry.hpp"
 #include "kindling/tensor/ops.hpp"
 
@@ -28,12 +29,8 @@ struct Abs : Function<Abs> {
   }
 };
 
-// exp: out = e^x                 dx = g * out           (saves the output, not x)
-struct Exp : Function<Exp> {
-  static constexpr const char* name = "ExpBackward0";
-  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
-  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] * ctx.saved(0)}; }
-};
+// exp and tanh: the Functions Exp and Tanh of autograd/pieces.hpp (their backward is chapter 2's
+// exercise 1); their setup_context is below the namespace.
 
 // reciprocal: out = 1 / x        dx = -g * out²
 struct Reciprocal : Function<Reciprocal> {
@@ -57,16 +54,6 @@ struct Sqrt : Function<Sqrt> {
   static constexpr const char* name = "SqrtBackward0";
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
   Grads backward(Context& ctx, const Grads& grad) { return {grad[0] / (ctx.saved(0) * 2.0)}; }
-};
-
-// tanh: out = tanh x             dx = g * (1 - out²)
-struct Tanh : Function<Tanh> {
-  static constexpr const char* name = "TanhBackward0";
-  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
-  Grads backward(Context& ctx, const Grads& grad) {
-    const Tensor y = ctx.saved(0);
-    return {grad[0] * (1.0 - y * y)};
-  }
 };
 
 // sigmoid: out = σ(x)            dx = g * out * (1 - out)
@@ -106,6 +93,12 @@ struct Clamp : Function<Clamp> {
 };
 
 }  // namespace
+
+// exp: out = e^x                 dx = g * out           (saves the output, not x)
+void Exp::setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+
+// tanh: out = tanh x             dx = g * (1 - out²)
+void Tanh::setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
 
 void register_unary_ops(Registry& r) {
   r.add<Neg>("neg");
