@@ -231,9 +231,11 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
       for (auto [out_nr, index] : capture_at[slot]) (*captured)[index] = grads[out_nr];
     }
 
+    // [snippet: engine-run]
     bool any = false;
     for (const Tensor& g : grads) any = any || g.defined();
-    const bool is_leaf_node = n->num_inputs() == 0 && dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    const bool is_leaf_node =
+        n->num_inputs() == 0 && dynamic_cast<AccumulateGrad*>(n) != nullptr;
     Grads outputs;
     if (any && (accumulate_leaves || !is_leaf_node)) {
       outputs = n->apply(std::move(grads));
@@ -246,10 +248,13 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
       Node* child = next[i].function.get();
       if (!child) continue;
       Task& t = slots.task(child);
-      if (i < outputs.size() && outputs[i].defined())
-        add_into(t.buffer, next[i].input_nr, std::move(outputs[i]), child->num_outputs());
+      if (i < outputs.size() && outputs[i].defined()) {
+        add_into(t.buffer, next[i].input_nr, std::move(outputs[i]),
+                 child->num_outputs());
+      }
       if (--t.dependencies == 0) ready.push(child);
     }
+    // [end]
   }
 }
 

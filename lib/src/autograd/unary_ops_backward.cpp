@@ -56,15 +56,19 @@ struct Sqrt : Function<Sqrt> {
   Grads backward(Context& ctx, const Grads& grad) { return {grad[0] / (ctx.saved(0) * 2.0)}; }
 };
 
+// [snippet: sigmoid]
 // sigmoid: out = σ(x)            dx = g * out * (1 - out)
 struct Sigmoid : Function<Sigmoid> {
   static constexpr const char* name = "SigmoidBackward0";
-  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) {
+    ctx.save_for_backward({out});  // the derivative is written with the output
+  }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
     return {grad[0] * y * (1.0 - y)};
   }
 };
+// [end]
 
 // relu: out = max(x, 0)          dx = g where out > 0, else 0   (0 at x == 0, like PyTorch)
 struct Relu : Function<Relu> {
@@ -100,6 +104,7 @@ void Exp::setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.sa
 // tanh: out = tanh x             dx = g * (1 - out²)
 void Tanh::setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
 
+// [snippet: register]
 void register_unary_ops(Registry& r) {
   r.add<Neg>("neg");
   r.add<Abs>("abs");
@@ -112,5 +117,6 @@ void register_unary_ops(Registry& r) {
   r.add<Relu>("relu");
   r.add<Clamp>("clamp");
 }
+// [end]
 
 }  // namespace kindling::autograd
