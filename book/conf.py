@@ -83,9 +83,8 @@ kindling_banned_words = [r"\bthe seed's\b", r"\bas the seed\b",
 # lives" is left out of chapter 0, "Exercises" of chapters without solutions/chNN.)
 kindling_frame = (["What you will learn", "What you need"],
                   ["Where this lives", "Summary", "Exercises", "What's next"])
-# Chapters whose frame is still being written: chapter 2's prose is rewritten with the autograd core
-# (issue 17); its frame and "Where this lives" follow that rewrite.
-kindling_frame_pending = {"02": "all"}
+# Chapters whose frame is still being written (none now): {"NN": "all"} exempts chapter NN.
+kindling_frame_pending = {}
 
 copybutton_selector = "div.highlight pre"
 copybutton_exclude = ".linenos, .gp"

@@ -237,6 +237,14 @@ def configure(args) -> str:
         if m:
             wanted[m.group(1)] = m.group(2)
     if cache and all(cache.get(k) == v for k, v in wanted.items()):
+        # Up to date with what was asked -- but a manifest or an answer file may have changed since the
+        # last configure (a chapter moved to the library model, a new exercise): let Ninja re-run CMake
+        # where its configure dependencies say so, before this script reads <build>/grading/*.json.
+        if cache.get("CMAKE_GENERATOR") == "Ninja" and (args.build / "build.ninja").exists():
+            p = subprocess.run(["cmake", "--build", str(args.build), "--target", "build.ninja"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+            if p.returncode != 0:
+                return "CMake configure failed:\n" + error_excerpt(p.stdout, args.source)
         return ""
     log(args, f"grade: configuring {args.build} ...")
     cmd = ["cmake", "-S", str(args.source), "-B", str(args.build), "-G", "Ninja"] + args.cmake_arg

@@ -1,15 +1,40 @@
-// ex3 — backward of (batched) matmul: two more matmuls with a transposed operand.
-#include "ch02/autograd_exercises.hpp"
+// ch02.ex3 — the backward of matrix products: mm (and addmm: every Linear layer) and bmm (every
+// batched matmul).
+//
+// out = a @ b, a: [n, k], b: [k, m], g = d loss / d out: [n, m]. Each out[i, j] = Σ_p a[i, p] b[p, j],
+// so d loss / d a[i, p] = Σ_j g[i, j] b[p, j]: da = g @ bᵀ ([n, m] @ [m, k] = [n, k]), and likewise
+// db = aᵀ @ g ([k, n] @ [n, m] = [k, m]). Declared in lib/src/autograd/pieces.hpp; called by
+// MmBackward0 and AddmmBackward0 (lib/src/autograd/matmul_backward.cpp) and, for Bmm, by every
+// BmmBackward0.
+#include "autograd/pieces.hpp"
+#include "kindling/tensor/ops.hpp"
 
-namespace kindling::exercises::ch02 {
+namespace kindling::autograd {
 
-std::pair<Tensor, Tensor> matmul_backward(const Tensor& grad, const Tensor& a, const Tensor& b) {
-  // BEGIN SOLUTION ex3: grad_a = grad @ b^T, grad_b = a^T @ grad, then sum the broadcast batch dims away
-  // a: [..., n, k], b: [..., k, m], grad: [..., n, m]
-  const Tensor grad_a = grad.matmul(b.transpose(-2, -1));  // [..., n, k] (batch dims of the output)
-  const Tensor grad_b = a.transpose(-2, -1).matmul(grad);  // [..., k, m]
-  return {unbroadcast(grad_a, a.shape()), unbroadcast(grad_b, b.shape())};
+// Layout: when an input is column-major (a transposed view, like Linear's weight.t()), its gradient
+// is computed transposed so that it comes out in the input's own layout -- (gᵀ @ a)ᵀ instead of
+// aᵀ @ g. The TBackward0 above it then hands the weight a *contiguous* gradient, and accumulating it
+// into .grad is a plain vectorised add instead of a strided transpose (PyTorch's mm_mat2_backward
+// does the same).
+Tensor mm_grad_a(const Tensor& g, const Tensor& b, bool a_column_major) {
+  // BEGIN SOLUTION ex3: da = g @ bᵀ (as (b @ gᵀ)ᵀ when a is column-major)
+  return a_column_major ? b.mm(g.t()).t() : g.mm(b.t());
   // END SOLUTION
 }
 
-}  // namespace kindling::exercises::ch02
+Tensor mm_grad_b(const Tensor& g, const Tensor& a, bool b_column_major) {
+  // BEGIN SOLUTION ex3: db = aᵀ @ g (as (gᵀ @ a)ᵀ when b is column-major)
+  return b_column_major ? g.t().mm(a).t() : a.t().mm(g);
+  // END SOLUTION
+}
+
+// out[i] = a[i] @ b[i]: the same two formulas, batch by batch (bmm, transposing the last two dims).
+Grads Bmm::backward(Context& ctx, const Grads& grad) {
+  // BEGIN SOLUTION ex3: da = g @ bᵀ, db = aᵀ @ g, per batch
+  const Tensor& g = grad[0];
+  return {ctx.needs_input_grad(0) ? bmm(g, ctx.saved(1).transpose(1, 2)) : Tensor(),
+          ctx.needs_input_grad(1) ? bmm(ctx.saved(0).transpose(1, 2), g) : Tensor()};
+  // END SOLUTION
+}
+
+}  // namespace kindling::autograd

@@ -6,6 +6,7 @@
 // written for the *broadcast* shape -- `{g * b, g * a}` -- and the engine sums each result back to
 // its input's shape (sum_to): broadcasting an input in the forward pass means one input element fed
 // several output elements, so its gradient is the sum of theirs.
+#include "autograd/pieces.hpp"
 #include "autograd/registry.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
@@ -49,34 +50,8 @@ struct Rsub : Function<Rsub> {
   Grads backward(Context&, const Grads& grad) { return {alpha == 1.0 ? -grad[0] : grad[0] * (-alpha)}; }
 };
 
-// mul: out = a * b                              da = g * b        db = g * a
-struct Mul : Function<Mul> {
-  static constexpr const char* name = "MulBackward0";
-  void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
-    // Save only what the other gradient needs: b for da, a for db.
-    ctx.save_for_backward({ctx.needs_input_grad(1) ? a : Tensor(), ctx.needs_input_grad(0) ? b : Tensor()});
-  }
-  Grads backward(Context& ctx, const Grads& grad) {
-    const Tensor& g = grad[0];
-    return {ctx.needs_input_grad(0) ? g * ctx.saved(1) : Tensor(),
-            ctx.needs_input_grad(1) ? g * ctx.saved(0) : Tensor()};
-  }
-};
-
-// div: out = a / b                              da = g / b        db = -g * a / b²
-struct Div : Function<Div> {
-  static constexpr const char* name = "DivBackward0";
-  void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
-    ctx.save_for_backward({ctx.needs_input_grad(1) ? a : Tensor(), b});
-  }
-  Grads backward(Context& ctx, const Grads& grad) {
-    const Tensor& g = grad[0];
-    const Tensor b = ctx.saved(1);
-    return {ctx.needs_input_grad(0) ? g / b : Tensor(),
-            ctx.needs_input_grad(1) ? -g * ctx.saved(0) / (b * b) : Tensor()};
-  }
-};
-
+// mul and div: the Functions Mul and Div of autograd/pieces.hpp, whose backward is chapter 2's
+// exercise 1 (solutions/ch02/ex1_derivatives.cpp); here is what their forward saves.
 // pow (tensor exponent): out = a ** e
 // da = g * e * a^(e-1)   (0 where e == 0, so 0**0 does not give nan)
 // de = g * out * log(a)  (0 where a == 0 and e >= 0: the limit, as PyTorch does)
@@ -130,6 +105,17 @@ struct Extreme : Function<Extreme<IsMax>> {
 };
 
 }  // namespace
+
+// mul: out = a * b                              da = g * b        db = g * a
+void Mul::setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
+  // Save only what the other gradient needs: b for da, a for db.
+  ctx.save_for_backward({ctx.needs_input_grad(1) ? a : Tensor(), ctx.needs_input_grad(0) ? b : Tensor()});
+}
+
+// div: out = a / b                              da = g / b        db = -g * a / b²
+void Div::setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
+  ctx.save_for_backward({ctx.needs_input_grad(1) ? a : Tensor(), b});
+}
 
 void register_binary_ops(Registry& r) {
   r.add<Add>("add");

@@ -19,68 +19,36 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/autograd/node.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "autograd/pieces.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/loops.hpp"
 
 namespace kindling::autograd {
 
-// What one backward run knows about one node.
-struct Task {
-  Node* node = nullptr;
-  int dependencies = 0;  // gradients still to come from the nodes above
-  Grads buffer;          // one slot per output of the node: the gradient received so far
-};
+// Task and EngineSlots (what one run knows about each node) are in autograd/pieces.hpp, next to
+// count_dependencies, the engine's step 1 -- chapter 2's exercise 4. sum_to, the repair
+// validate_outputs makes, is exercise 2 (solutions/ch02/ex2_sum_to.cpp).
 
-/// Per-run state of every node reached by one backward call, found through the node's slot
-/// fields (friend of Node) instead of a hash map: 10,000 nodes, 10,000 lookups, no hashing.
-struct EngineSlots {
-  std::uint64_t run;
-  std::vector<Task>& tasks;
-  // The task list is reused from run to run (runs are serialised by the engine's mutex): a long
-  // graph then costs no large allocations.
-  EngineSlots() : tasks(storage()) {
-    static std::atomic<std::uint64_t> next_run{1};
-    run = next_run.fetch_add(1);
-    tasks.clear();
-  }
-  ~EngineSlots() { tasks.clear(); }  // drop leftover gradients (an exception midway) right away
-  static std::vector<Task>& storage() {
-    static std::vector<Task> tasks;
-    return tasks;
-  }
-  bool visited(const Node* n) const { return n->engine_run_ == run; }
-  /// Marks n as part of this run; true the first time.
-  bool visit(Node* n) {
-    if (n->engine_run_ == run) return false;
-    n->engine_run_ = run;
-    n->engine_slot_ = static_cast<std::uint32_t>(tasks.size());
-    tasks.push_back({n, 0, {}});
-    return true;
-  }
-  std::uint32_t slot(const Node* n) const { return n->engine_slot_; }
-  Task& task(const Node* n) { return tasks[n->engine_slot_]; }
-};
+// The task list is reused from run to run (runs are serialised by the engine's mutex): a long
+// graph then costs no large allocations.
+static std::vector<Task>& task_storage() {
+  static std::vector<Task> tasks;
+  return tasks;
+}
 
-// ---- sum_to: the gradient of a broadcast input --------------------------------------------------
+EngineSlots::EngineSlots() : tasks(task_storage()) {
+  static std::atomic<std::uint64_t> next_run{1};
+  run = next_run.fetch_add(1);
+  tasks.clear();
+}
+
+// ---- is_expandable_to: may a gradient of shape `target` be summed to `shape`? ------------------
 bool is_expandable_to(const Shape& shape, const Shape& target) {
   if (shape.size() > target.size()) return false;
   const std::size_t lead = target.size() - shape.size();
   for (std::size_t i = 0; i < shape.size(); ++i)
     if (shape[i] != 1 && shape[i] != target[lead + i]) return false;
   return true;
-}
-
-Tensor sum_to(const Tensor& grad, const Shape& shape) {
-  if (grad.shape() == shape) return grad;
-  // grad: [..lead.., s0', s1', ...]   input: [s0, s1, ...]  with si == si' or si == 1
-  const std::int64_t lead = grad.dim() - static_cast<std::int64_t>(shape.size());
-  Shape dims;
-  for (std::int64_t d = 0; d < lead; ++d) dims.push_back(d);
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1 && grad.size(lead + static_cast<std::int64_t>(i)) != 1) dims.push_back(lead + i);
-  }
-  Tensor summed = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
-  return summed.reshape(shape);  // drops the (now size-1) leading dims
 }
 
 namespace {
@@ -222,22 +190,10 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
   AutoGradMode grad_mode(create_graph);
   EngineSlots slots;
 
-  // 1. dependencies (iterative DFS)
-  static std::vector<Node*> stack;  // reused, like the task list
-  stack.clear();
-  for (const Root& r : roots) {
-    if (slots.visit(r.edge.function.get())) stack.push_back(r.edge.function.get());
-  }
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    for (const Edge& e : n->next_functions()) {
-      if (!e.function) continue;
-      const bool first = slots.visit(e.function.get());
-      ++slots.task(e.function.get()).dependencies;
-      if (first) stack.push_back(e.function.get());
-    }
-  }
+  // 1. dependencies: how many gradients each node waits for
+  SmallVector<Node*, 4> root_nodes;
+  for (const Root& r : roots) root_nodes.push_back(r.edge.function.get());
+  count_dependencies(std::span<Node* const>(root_nodes.data(), root_nodes.size()), slots);
 
   std::vector<SmallVector<std::pair<std::uint32_t, std::size_t>, 1>> capture_at;
   if (captures) {
@@ -285,9 +241,11 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
       for (auto [out_nr, index] : capture_at[slot]) (*captured)[index] = grads[out_nr];
     }
 
+    // [snippet: engine-run]
     bool any = false;
     for (const Tensor& g : grads) any = any || g.defined();
-    const bool is_leaf_node = n->num_inputs() == 0 && dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    const bool is_leaf_node =
+        n->num_inputs() == 0 && dynamic_cast<AccumulateGrad*>(n) != nullptr;
     Grads outputs;
     if (any && (accumulate_leaves || !is_leaf_node)) {
       outputs = n->apply(std::move(grads));
@@ -300,10 +258,13 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
       Node* child = next[i].function.get();
       if (!child) continue;
       Task& t = slots.task(child);
-      if (i < outputs.size() && outputs[i].defined())
-        add_into(t.buffer, next[i].input_nr, std::move(outputs[i]), child->num_outputs());
+      if (i < outputs.size() && outputs[i].defined()) {
+        add_into(t.buffer, next[i].input_nr, std::move(outputs[i]),
+                 child->num_outputs());
+      }
       if (--t.dependencies == 0) ready.push(child);
     }
+    // [end]
   }
 }
 

@@ -1,5 +1,8 @@
 // gradcheck: analytical Jacobian (one backward pass per output element, through autograd::grad)
-// against the numerical one (central differences, two forward passes per input element).
+// against the numerical one (central differences, two forward passes per input element). The
+// numerical half and the comparison are compare_with_finite_differences (autograd/pieces.hpp,
+// chapter 2's exercise 5); this file prepares the inputs, computes the analytical Jacobian and
+// writes the report.
 #include "kindling/autograd/gradcheck.hpp"
 
 #include <cmath>
@@ -8,21 +11,11 @@
 #include "kindling/autograd/engine.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "autograd/pieces.hpp"
 
 namespace kindling::autograd {
 
 namespace {
-
-// Address of element `flat` (row-major numbering) of a float64 tensor with any strides.
-double* element(const Tensor& t, std::int64_t flat) {
-  std::int64_t offset = 0;
-  for (std::int64_t d = t.dim() - 1; d >= 0; --d) {
-    const std::int64_t size = t.size(d);
-    offset += (flat % size) * t.stride(d);
-    flat /= size;
-  }
-  return t.data_ptr<double>() + offset;
-}
 
 std::vector<double> values(const Tensor& t) { return t.to_vector<double>(); }
 
@@ -51,7 +44,7 @@ GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inpu
 
   // Analytical Jacobian: for each output element j, backward with a one-hot gradient gives row j.
   // analytical[o][k] = [out_numel x in_numel] row-major.
-  std::vector<std::vector<std::vector<double>>> analytical(outs.size());
+  Jacobians analytical(outs.size());
   std::vector<Tensor> wrt;
   for (auto k : checked) wrt.push_back(xs[k]);
   for (std::size_t o = 0; o < outs.size(); ++o) {
@@ -72,55 +65,21 @@ GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inpu
     }
   }
 
-  // Numerical Jacobian, column by column: nudge one input element both ways.
+  // Numerical Jacobian and the comparison (autograd/pieces.hpp: chapter 2's exercise 5).
   GradcheckResult result;
-  double worst_excess = -1;
-  NoGradGuard no_grad;
-  for (std::size_t k = 0; k < checked.size(); ++k) {
-    const Tensor& x = xs[checked[k]];
-    const std::int64_t n_in = x.numel();
-    for (std::int64_t e = 0; e < n_in; ++e) {
-      double* p = element(x, e);
-      const double saved = *p;
-      // Read the values out right away: an output may be a view of x (fn = transpose) and
-      // would change with the next nudge.
-      auto evaluate = [&](double value) {
-        *p = value;
-        std::vector<std::vector<double>> vals;
-        for (const Tensor& t : fn(xs)) vals.push_back(t.is_floating_point() ? values(t) : std::vector<double>{});
-        return vals;
-      };
-      const auto plus = evaluate(saved + opt.eps);
-      const auto minus = evaluate(saved - opt.eps);
-      *p = saved;
-      for (std::size_t o = 0; o < outs.size(); ++o) {
-        if (!outs[o].is_floating_point()) continue;
-        const auto& fp = plus[o];
-        const auto& fm = minus[o];
-        for (std::size_t j = 0; j < fp.size(); ++j) {
-          const double numerical = (fp[j] - fm[j]) / (2 * opt.eps);
-          const double a = analytical[o][k][j * static_cast<std::size_t>(n_in) + static_cast<std::size_t>(e)];
-          const double err = std::abs(a - numerical);
-          const double allowed = opt.atol + opt.rtol * std::abs(numerical);
-          const bool bad = !(err <= allowed);  // also catches NaN
-          result.max_abs_error = std::max(result.max_abs_error, std::isnan(err) ? INFINITY : err);
-          const double excess = std::isnan(err) ? INFINITY : err - allowed;
-          if ((bad || result.ok) && excess > worst_excess) {
-            if (bad) result.ok = false;
-            worst_excess = excess;
-            result.input_index = static_cast<std::int64_t>(checked[k]);
-            result.output_index = static_cast<std::int64_t>(o);
-            result.input_element = e;
-            result.output_element = static_cast<std::int64_t>(j);
-            result.analytical = a;
-            result.numerical = numerical;
-          }
-        }
-      }
-    }
+  {
+    NoGradGuard no_grad;
+    result = compare_with_finite_differences(fn, xs, checked, outs, analytical, opt);
   }
 
-  if (!result.ok) {
+  // The piece names the worst entry; a report must never index outside the tensors it names.
+  const bool named = result.output_index >= 0 && result.output_index < static_cast<std::int64_t>(outs.size()) &&
+                     result.input_index >= 0 && result.input_index < static_cast<std::int64_t>(xs.size());
+  if (!result.ok && !named) {
+    result.message = "gradcheck: Jacobian mismatch (max |analytical - numerical| = " +
+                     std::to_string(result.max_abs_error) + "; no entry was named).";
+    if (opt.raise_exception) throw AutogradError(result.message);
+  } else if (!result.ok) {
     std::ostringstream msg;
     msg.precision(10);
     msg << "gradcheck: Jacobian mismatch for output " << result.output_index << " (shape "

@@ -1,5 +1,6 @@
 // Backward of tensor/matmul.cpp: mm, bmm, mv, dot and addmm -- the primitives torch.matmul and a
 // Linear layer are made of.      out = a @ b   ->   da = g @ bᵀ,   db = aᵀ @ g
+#include "autograd/pieces.hpp"
 #include "autograd/registry.hpp"
 #include "kindling/tensor/ops.hpp"
 
@@ -15,13 +16,7 @@ bool is_column_major(const Tensor& t) { return t.dim() == 2 && t.stride(0) == 1 
 
 // mm: out = a @ b            a: [n, k], b: [k, m], out: [n, m]
 // da = g @ bᵀ   [n, m] @ [m, k] = [n, k]        db = aᵀ @ g   [k, n] @ [n, m] = [k, m]
-Tensor mm_grad_a(const Tensor& g, const Tensor& b, bool a_column_major) {
-  return a_column_major ? b.mm(g.t()).t() : g.mm(b.t());
-}
-Tensor mm_grad_b(const Tensor& g, const Tensor& a, bool b_column_major) {
-  return b_column_major ? g.t().mm(a).t() : a.t().mm(g);
-}
-
+// mm_grad_a and mm_grad_b (autograd/pieces.hpp) are chapter 2's exercise 3.
 struct Mm : Function<Mm> {
   static constexpr const char* name = "MmBackward0";
   bool a_column_major = false, b_column_major = false;
@@ -37,16 +32,7 @@ struct Mm : Function<Mm> {
   }
 };
 
-// bmm: out[i] = a[i] @ b[i]  a: [B, n, k], b: [B, k, m]     da = g @ bᵀ, db = aᵀ @ g, per batch
-struct Bmm : Function<Bmm> {
-  static constexpr const char* name = "BmmBackward0";
-  void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) { ctx.save_for_backward({a, b}); }
-  Grads backward(Context& ctx, const Grads& grad) {
-    const Tensor& g = grad[0];
-    return {ctx.needs_input_grad(0) ? bmm(g, ctx.saved(1).transpose(1, 2)) : Tensor(),
-            ctx.needs_input_grad(1) ? bmm(ctx.saved(0).transpose(1, 2), g) : Tensor()};
-  }
-};
+// bmm: the Function Bmm of autograd/pieces.hpp (its backward is chapter 2's exercise 3).
 
 // mv: out = a @ v            a: [n, k], v: [k], out: [n]
 // da = g ⊗ v (outer product, [n, k])            dv = aᵀ @ g  [k]
@@ -98,6 +84,11 @@ struct Addmm : Function<Addmm> {
 };
 
 }  // namespace
+
+// bmm: out[i] = a[i] @ b[i]  a: [B, n, k], b: [B, k, m]     da = g @ bᵀ, db = aᵀ @ g, per batch
+void Bmm::setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
+  ctx.save_for_backward({a, b});
+}
 
 void register_matmul(Registry& r) {
   r.add<Mm>("mm");

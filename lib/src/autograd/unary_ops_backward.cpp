@@ -4,6 +4,7 @@
 // output is saved instead of the input.
 #include <limits>
 
+#include "autograd/pieces.hpp"
 #include "autograd/registry.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/ops.hpp"
@@ -49,12 +50,8 @@ struct Abs : Function<Abs> {
   }
 };
 
-// exp: out = e^x                 dx = g * out           (saves the output, not x)
-struct Exp : Function<Exp> {
-  static constexpr const char* name = "ExpBackward0";
-  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
-  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] * ctx.saved(0)}; }
-};
+// exp and tanh: the Functions Exp and Tanh of autograd/pieces.hpp (their backward is chapter 2's
+// exercise 1); their setup_context is below the namespace.
 
 // reciprocal: out = 1 / x        dx = -g * out²
 struct Reciprocal : Function<Reciprocal> {
@@ -80,29 +77,23 @@ struct Sqrt : Function<Sqrt> {
   Grads backward(Context& ctx, const Grads& grad) { return {grad[0] / (ctx.saved(0) * 2.0)}; }
 };
 
-// tanh: out = tanh x             dx = g * (1 - out²)
-struct Tanh : Function<Tanh> {
-  static constexpr const char* name = "TanhBackward0";
-  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
-  Grads backward(Context& ctx, const Grads& grad) {
-    const Tensor y = ctx.saved(0);
-    if (plain_backward(grad[0], y))
-      return {fused_grad(grad[0], y, "tanh_backward", [](auto g, auto v) { return g * (1 - v * v); })};
-    return {grad[0] * (1.0 - y * y)};
-  }
-};
-
+// [snippet: sigmoid]
 // sigmoid: out = σ(x)            dx = g * out * (1 - out)
 struct Sigmoid : Function<Sigmoid> {
   static constexpr const char* name = "SigmoidBackward0";
-  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) {
+    ctx.save_for_backward({out});  // the derivative is written with the output
+  }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
-    if (plain_backward(grad[0], y))
-      return {fused_grad(grad[0], y, "sigmoid_backward", [](auto g, auto v) { return g * v * (1 - v); })};
-    return {grad[0] * y * (1.0 - y)};
+    if (plain_backward(grad[0], y)) {  // one fused loop, like PyTorch's sigmoid_backward
+      return {fused_grad(grad[0], y, "sigmoid_backward",
+                         [](auto g, auto v) { return g * v * (1 - v); })};
+    }
+    return {grad[0] * y * (1.0 - y)};  // create_graph: recorded ops, differentiable again
   }
 };
+// [end]
 
 // relu: out = max(x, 0)          dx = g where out > 0, else 0   (0 at x == 0, like PyTorch)
 struct Relu : Function<Relu> {
@@ -137,6 +128,13 @@ struct Clamp : Function<Clamp> {
 
 }  // namespace
 
+// exp: out = e^x                 dx = g * out           (saves the output, not x)
+void Exp::setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+
+// tanh: out = tanh x             dx = g * (1 - out²)
+void Tanh::setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+
+// [snippet: register]
 void register_unary_ops(Registry& r) {
   r.add<Neg>("neg");
   r.add<Abs>("abs");
@@ -149,5 +147,6 @@ void register_unary_ops(Registry& r) {
   r.add<Relu>("relu");
   r.add<Clamp>("clamp");
 }
+// [end]
 
 }  // namespace kindling::autograd

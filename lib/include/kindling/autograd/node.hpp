@@ -103,13 +103,16 @@ class Node : public std::enable_shared_from_this<Node> {
   std::uint32_t engine_slot_ = 0;
 };
 
-/// The node at the bottom of the graph for a leaf tensor (a parameter): it adds the incoming
-/// gradient into `variable.grad()`. One per leaf, shared by every op that uses the leaf.
+// [snippet: accumulate-grad]
+/// The node at the bottom of the graph for a leaf tensor (a parameter): it adds the
+/// incoming gradient into `variable.grad()`. One per leaf, shared by every op that uses
+/// the leaf.
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
   const char* name() const override { return "AccumulateGrad"; }
-  /// grad += incoming (the first gradient is stored, later ones are *added*: the zero_grad trap).
+  /// grad += incoming: the first gradient is stored, later ones are *added*
+  /// (the zero_grad trap).
   Grads apply(Grads&& grad_outputs) override;
   /// The leaf this node accumulates into.
   const Tensor& variable() const { return variable_; }
@@ -117,6 +120,7 @@ class AccumulateGrad final : public Node {
  private:
   Tensor variable_;
 };
+// [end]
 
 /// The AccumulateGrad node of a leaf that requires grad (created on first use, then shared).
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
