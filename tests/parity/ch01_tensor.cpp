@@ -1,4 +1,7 @@
 // Chapter 1 parity: the Kindling twin of every case in ch01_tensor.py.
+#include <cmath>
+#include <limits>
+
 #include "parity.hpp"
 
 using namespace kindling::indexing;
@@ -208,3 +211,75 @@ PARITY_CASE("zeros/float64") { return kd::zeros({2, 3}, {.dtype = kd::kFloat64})
 PARITY_CASE("full/int") { return kd::full({2, 2}, 7, {.dtype = kd::kInt64}); }
 PARITY_CASE("tensor/nested-float") { return kd::tensor({{1., 2.}, {3., 4.}}); }
 PARITY_CASE("tensor/nested-int") { return kd::tensor({{1, 2, 3}, {4, 5, 6}}); }
+
+// ---- a Python number takes part in type promotion before it is converted (issue 18) -------------
+PARITY_CASE("div/uint8-by-negative-int-scalar") { return in["a"] / -1; }
+PARITY_CASE("div/negative-int-scalar-by-uint8") { return -1 / in["a"]; }
+PARITY_CASE("div/uint8-by-int-scalar-over-255") { return in["a"] / 300; }
+PARITY_CASE("div/bool-by-negative-int-scalar") { return in["a"] / -2; }
+PARITY_CASE("div/uint8-0d-by-negative-int-scalar") { return in["a"] / -1; }
+PARITY_CASE("add/uint8-int-scalar-wraps") { return in["a"] + 300; }
+PARITY_CASE("add/uint8-negative-int-scalar") { return in["a"] + -1; }
+PARITY_CASE("mul/uint8-negative-int-scalar") { return in["a"] * -1; }
+PARITY_CASE("rsub/int-scalar-minus-uint8") { return 300 - in["a"]; }
+PARITY_CASE("div_/uint8-by-int-scalar-refused") { return in["a"].div_(2); }
+PARITY_CASE("full/uint8-overflow") { return kd::full({2}, 300, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-negative-wraps") { return kd::full({3}, -1, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-below-wrap-range") { return kd::full({3}, -256, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-fraction-truncates") { return kd::full({3}, 2.5, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-negative-float") { return kd::full({3}, -0.5, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/float32-overflow") { return kd::full({2}, 1e40); }
+PARITY_CASE("full/float32-inf") { return kd::full({2}, std::numeric_limits<double>::infinity()); }
+PARITY_CASE("full/int64-nan") { return kd::full({2}, std::nan(""), {.dtype = kd::kInt64}); }
+PARITY_CASE("full/bool-any-number") { return kd::full({2}, 256, {.dtype = kd::kBool}); }
+PARITY_CASE("scalar_tensor/uint8-overflow") { return kd::scalar_tensor(300, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full_like/uint8-overflow") { return kd::full_like(in["a"], 300); }
+PARITY_CASE("fill_/uint8-overflow") { return in["a"].fill_(300); }
+PARITY_CASE("fill_/uint8-negative-wraps") { return in["a"].fill_(-1); }
+PARITY_CASE("fill_/float32-overflow") { return in["a"].fill_(1e40); }
+PARITY_CASE("clamp/uint8-bound-overflow") { return kd::clamp(in["a"], 0, 300); }
+PARITY_CASE("clamp/uint8-negative-bound-wraps") { return kd::clamp(in["a"], -1); }
+PARITY_CASE("clamp/uint8-float-bound-promotes") { return kd::clamp(in["a"], 2.5); }
+PARITY_CASE("clamp/float32-bound-overflow") { return kd::clamp(in["a"], -1e40, 1e40); }
+PARITY_CASE("where/uint8-scalar-overflow") { return kd::where(in["c"], in["a"], 300); }
+PARITY_CASE("where/uint8-negative-scalar-wraps") { return kd::where(in["c"], in["a"], -1); }
+PARITY_CASE("where/float32-scalar-overflow") { return kd::where(in["c"], in["a"], 1e40); }
+PARITY_CASE("pow/uint8-exponent-overflow") { return in["a"].pow(256); }
+PARITY_CASE("pow/uint8-exponent-255") { return in["a"].pow(255); }
+PARITY_CASE("pow/float32-huge-exponent") { return in["a"].pow(1e40); }
+PARITY_CASE("pow/bool-int-scalar") { return in["a"].pow(2); }
+PARITY_CASE("add/uint8-alpha-overflow") { return kd::add(in["a"], in["b"], 300); }
+PARITY_CASE("add/float32-alpha-overflow") { return kd::add(in["a"], in["b"], 1e40); }
+
+// ---- an in-place op on a tensor with no elements has nothing to overlap (issue 18) ----------------
+PARITY_CASE("add_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.add_(1); }
+PARITY_CASE("zero_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.zero_(); }
+PARITY_CASE("fill_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.fill_(2); }
+PARITY_CASE("copy_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.copy_(in["b"]); }
+PARITY_CASE("mul_/expanded-refused") { auto e = in["a"].expand({3, 4}); return e.mul_(2); }
+
+// ---- where PyTorch refuses (issue 18) -------------------------------------------------------------
+PARITY_CASE("sub/float-minus-bool-0d") { return in["a"] - in["b"]; }
+PARITY_CASE("sub/bool-minus-float") { return in["a"] - in["b"]; }
+PARITY_CASE("sub/float-minus-true") { return in["a"] - true; }
+PARITY_CASE("sub/true-minus-float") { return true - in["a"]; }
+PARITY_CASE("sub_/int-minus-true") { return in["a"].sub_(true); }
+PARITY_CASE("sub_/float-minus-bool") { return in["a"].sub_(in["b"]); }
+PARITY_CASE("rsub/float-bool-alpha") { return kd::sub(in["a"], in["b"], 2); }
+PARITY_CASE("add/float-plus-bool") { return in["a"] + in["b"]; }
+PARITY_CASE("argmax/bool-refused") { return in["x"].argmax(); }
+PARITY_CASE("argmax/bool-dim-refused") { return in["x"].argmax(0); }
+PARITY_CASE("argmin/bool-refused") { return in["x"].argmin(); }
+PARITY_CASE("pow/bool-bool-refused") { return kd::pow(in["a"], in["b"]); }
+PARITY_CASE("pow/bool-true-refused") { return in["a"].pow(true); }
+PARITY_CASE("pow/bool-int") { return kd::pow(in["a"], in["b"]); }
+PARITY_CASE("flatten/0d") { return in["x"].flatten(); }
+PARITY_CASE("flatten/0d-negative-dims") { return in["x"].flatten(-1, -1); }
+PARITY_CASE("flatten/0d-start-out-of-range") { return in["x"].flatten(1); }
+PARITY_CASE("flatten/0d-end-out-of-range") { return in["x"].flatten(0, -2); }
+PARITY_CASE("allclose/other-broadcasts-self") { return kd::scalar_tensor(kd::allclose(in["a"], in["b"]), {.dtype = kd::kBool}); }
+PARITY_CASE("allclose/self-broadcasts-other") { return kd::scalar_tensor(kd::allclose(in["a"], in["b"]), {.dtype = kd::kBool}); }
+
+// ---- x[...] is a new view of x, not x itself (issue 18) -------------------------------------------
+PARITY_CASE("index/ellipsis-alone") { return in["x"].index({Ellipsis}); }
+PARITY_CASE("index/ellipsis-0d") { return in["x"].index({Ellipsis}); }

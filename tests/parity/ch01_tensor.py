@@ -194,3 +194,90 @@ case("zeros/float64", lambda: torch.zeros(2, 3, dtype=torch.float64))
 case("full/int", lambda: torch.full((2, 2), 7))
 case("tensor/nested-float", lambda: torch.tensor([[1., 2.], [3., 4.]]))
 case("tensor/nested-int", lambda: torch.tensor([[1, 2, 3], [4, 5, 6]]))
+
+# ---- a Python number takes part in type promotion before it is converted (issue 18) -------------
+# uint8 / -1 divides by -1.0 in float32; converting -1 to uint8 first would divide by 255.
+case("div/uint8-by-negative-int-scalar", lambda a: a / -1, a=randint(0, 256, 6, dtype="uint8"))
+case("div/negative-int-scalar-by-uint8", lambda a: -1 / a, a=randint(1, 256, 6, dtype="uint8"))
+case("div/uint8-by-int-scalar-over-255", lambda a: a / 300, a=randint(0, 256, 6, dtype="uint8"))
+case("div/bool-by-negative-int-scalar", lambda a: a / -2, a=randint(0, 2, 4, dtype="bool"))
+case("div/uint8-0d-by-negative-int-scalar", lambda a: a / -1, a=randint(1, 256, dtype="uint8"))
+# ...while an integer result wraps the number into its dtype, exactly as PyTorch does (300 -> 44).
+case("add/uint8-int-scalar-wraps", lambda a: a + 300, a=randint(0, 256, 6, dtype="uint8"))
+case("add/uint8-negative-int-scalar", lambda a: a + -1, a=randint(0, 256, 6, dtype="uint8"))
+case("mul/uint8-negative-int-scalar", lambda a: a * -1, a=randint(0, 256, 6, dtype="uint8"))
+case("rsub/int-scalar-minus-uint8", lambda a: 300 - a, a=randint(0, 256, 6, dtype="uint8"))
+case("div_/uint8-by-int-scalar-refused", lambda a: a.div_(2), a=randint(0, 256, 6, dtype="uint8"), expect_error=True)
+# A value that is *stored* in a dtype must fit it (-255..-1 wrap around into uint8, as in PyTorch).
+case("full/uint8-overflow", lambda: torch.full((2,), 300, dtype=torch.uint8), expect_error=True)
+case("full/uint8-negative-wraps", lambda: torch.full((3,), -1, dtype=torch.uint8))
+case("full/uint8-below-wrap-range", lambda: torch.full((3,), -256, dtype=torch.uint8), expect_error=True)
+case("full/uint8-fraction-truncates", lambda: torch.full((3,), 2.5, dtype=torch.uint8))
+case("full/uint8-negative-float", lambda: torch.full((3,), -0.5, dtype=torch.uint8), expect_error=True)
+case("full/float32-overflow", lambda: torch.full((2,), 1e40), expect_error=True)
+case("full/float32-inf", lambda: torch.full((2,), float("inf")))
+case("full/int64-nan", lambda: torch.full((2,), float("nan"), dtype=torch.int64), expect_error=True)
+case("full/bool-any-number", lambda: torch.full((2,), 256, dtype=torch.bool))
+case("scalar_tensor/uint8-overflow", lambda: torch.scalar_tensor(300, dtype=torch.uint8), expect_error=True)
+case("full_like/uint8-overflow", lambda a: torch.full_like(a, 300), a=randint(0, 9, 3, dtype="uint8"),
+     expect_error=True)
+case("fill_/uint8-overflow", lambda a: a.fill_(300), a=randint(0, 9, 3, dtype="uint8"), expect_error=True)
+case("fill_/uint8-negative-wraps", lambda a: a.fill_(-1), a=randint(0, 9, 3, dtype="uint8"))
+case("fill_/float32-overflow", lambda a: a.fill_(1e40), a=randn(3), expect_error=True)
+case("clamp/uint8-bound-overflow", lambda a: torch.clamp(a, 0, 300), a=randint(0, 256, 6, dtype="uint8"),
+     expect_error=True)
+case("clamp/uint8-negative-bound-wraps", lambda a: torch.clamp(a, min=-1), a=randint(0, 256, 6, dtype="uint8"))
+case("clamp/uint8-float-bound-promotes", lambda a: torch.clamp(a, 2.5), a=randint(0, 256, 6, dtype="uint8"))
+case("clamp/float32-bound-overflow", lambda a: torch.clamp(a, -1e40, 1e40), a=randn(4), expect_error=True)
+case("where/uint8-scalar-overflow", lambda c, a: torch.where(c, a, 300), c=randint(0, 2, 4, dtype="bool"),
+     a=randint(0, 256, 4, dtype="uint8"), expect_error=True)
+case("where/uint8-negative-scalar-wraps", lambda c, a: torch.where(c, a, -1), c=randint(0, 2, 4, dtype="bool"),
+     a=randint(0, 256, 4, dtype="uint8"))
+case("where/float32-scalar-overflow", lambda c, a: torch.where(c, a, 1e40), c=randint(0, 2, 4, dtype="bool"),
+     a=randn(4), expect_error=True)
+case("pow/uint8-exponent-overflow", lambda a: a ** 256, a=randint(0, 4, 4, dtype="uint8"), expect_error=True)
+case("pow/uint8-exponent-255", lambda a: a ** 255, a=randint(0, 4, 4, dtype="uint8"))
+case("pow/float32-huge-exponent", lambda a: a ** 1e40, a=positive(4))
+case("pow/bool-int-scalar", lambda a: a ** 2, a=randint(0, 2, 4, dtype="bool"))
+case("add/uint8-alpha-overflow", lambda a, b: torch.add(a, b, alpha=300), a=randint(0, 9, 3, dtype="uint8"),
+     b=randint(0, 9, 3, dtype="uint8"), expect_error=True)
+case("add/float32-alpha-overflow", lambda a, b: torch.add(a, b, alpha=1e40), a=randn(3), b=randn(3),
+     expect_error=True)
+
+# ---- an in-place op on a tensor with no elements has nothing to overlap (issue 18) ----------------
+case("add_/empty-expanded", lambda a: a.expand(3, 0, 4).add_(1), a=randn(1, 0, 4))
+case("zero_/empty-expanded", lambda a: a.expand(3, 0, 4).zero_(), a=randn(1, 0, 4))
+case("fill_/empty-expanded", lambda a: a.expand(3, 0, 4).fill_(2), a=randn(1, 0, 4))
+case("copy_/empty-expanded", lambda a, b: a.expand(3, 0, 4).copy_(b), a=randn(1, 0, 4), b=randn(0, 4))
+case("mul_/expanded-refused", lambda a: a.expand(3, 4).mul_(2), a=randn(1, 4), expect_error=True)
+
+# ---- where PyTorch refuses (issue 18) -------------------------------------------------------------
+case("sub/float-minus-bool-0d", lambda a, b: a - b, a=randn(3), b=randint(0, 2, dtype="bool"), expect_error=True)
+case("sub/bool-minus-float", lambda a, b: a - b, a=randint(0, 2, 3, dtype="bool"), b=randn(3), expect_error=True)
+case("sub/float-minus-true", lambda a: a - True, a=randn(3), expect_error=True)
+case("sub/true-minus-float", lambda a: True - a, a=randn(3), expect_error=True)
+case("sub_/int-minus-true", lambda a: a.sub_(True), a=randint(0, 9, 3), expect_error=True)
+case("sub_/float-minus-bool", lambda a, b: a.sub_(b), a=randn(3), b=randint(0, 2, 3, dtype="bool"),
+     expect_error=True)
+case("rsub/float-bool-alpha", lambda a, b: torch.sub(a, b, alpha=2), a=randn(3), b=randint(0, 2, 3, dtype="bool"),
+     expect_error=True)
+case("add/float-plus-bool", lambda a, b: a + b, a=randn(3), b=randint(0, 2, 3, dtype="bool"))
+case("argmax/bool-refused", lambda x: x.argmax(), x=randint(0, 2, 5, dtype="bool"), expect_error=True)
+case("argmax/bool-dim-refused", lambda x: x.argmax(0), x=randint(0, 2, 5, dtype="bool"), expect_error=True)
+case("argmin/bool-refused", lambda x: x.argmin(), x=randint(0, 2, 5, dtype="bool"), expect_error=True)
+case("pow/bool-bool-refused", lambda a, b: torch.pow(a, b), a=randint(0, 2, 4, dtype="bool"),
+     b=randint(0, 2, 4, dtype="bool"), expect_error=True)
+case("pow/bool-true-refused", lambda a: a.pow(True), a=randint(0, 2, 4, dtype="bool"), expect_error=True)
+case("pow/bool-int", lambda a, b: torch.pow(a, b), a=randint(0, 2, 4, dtype="bool"), b=randint(0, 3, 4))
+case("flatten/0d", lambda x: x.flatten(), x=randn())
+case("flatten/0d-negative-dims", lambda x: x.flatten(-1, -1), x=randn())
+case("flatten/0d-start-out-of-range", lambda x: x.flatten(1), x=randn(), expect_error=True)
+case("flatten/0d-end-out-of-range", lambda x: x.flatten(0, -2), x=randn(), expect_error=True)
+# PyTorch 1.13 broadcasts both ways (the issue listed this as a refusal; torch computes it), so do we.
+case("allclose/other-broadcasts-self", lambda a, b: torch.tensor(torch.allclose(a, b)), a=randn(3),
+     b=randn(2, 3))
+case("allclose/self-broadcasts-other", lambda a, b: torch.tensor(torch.allclose(a, b)), a=randn(2, 3), b=randn(3))
+
+# ---- x[...] is a new view of x, not x itself (issue 18) -------------------------------------------
+case("index/ellipsis-alone", lambda x: x[...], x=randn(3, 4))
+case("index/ellipsis-0d", lambda x: x[...], x=randn())

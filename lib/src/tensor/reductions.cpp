@@ -254,13 +254,26 @@ std::pair<Tensor, Tensor> Tensor::min(std::int64_t dim, bool keepdim) const {
   return {outs[0], outs[1]};
 }
 
-Tensor Tensor::argmax() const { return arg_all(*this, true, "argmax"); }
-Tensor Tensor::argmin() const { return arg_all(*this, false, "argmin"); }
+namespace {
+// PyTorch has no argmax/argmin kernel for bool (max/min of a bool tensor are fine).
+const Tensor& refuse_bool_arg(const Tensor& x, const char* op) {
+  check_defined(x, op);
+  if (x.dtype() == kBool) {
+    throw DTypeError(std::string(op) + ": bool tensors are not supported (shape " + shape_str(x.shape()) +
+                     "), as in PyTorch. Hint: convert first, e.g. mask.to(kd::kUInt8)." + op + "(), or use "
+                     "max(dim) whose indices are the same.");
+  }
+  return x;
+}
+}  // namespace
+
+Tensor Tensor::argmax() const { return arg_all(refuse_bool_arg(*this, "argmax"), true, "argmax"); }
+Tensor Tensor::argmin() const { return arg_all(refuse_bool_arg(*this, "argmin"), false, "argmin"); }
 Tensor Tensor::argmax(std::int64_t dim, bool keepdim) const {
-  return extreme_dim(*this, dim, keepdim, true, "argmax").second;
+  return extreme_dim(refuse_bool_arg(*this, "argmax"), dim, keepdim, true, "argmax").second;
 }
 Tensor Tensor::argmin(std::int64_t dim, bool keepdim) const {
-  return extreme_dim(*this, dim, keepdim, false, "argmin").second;
+  return extreme_dim(refuse_bool_arg(*this, "argmin"), dim, keepdim, false, "argmin").second;
 }
 
 // var/std record the reduced dims (empty = all), the correction and keepdim by name.

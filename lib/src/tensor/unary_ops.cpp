@@ -60,6 +60,9 @@ DType clamp_dtype(const Tensor& x, const std::optional<Scalar>& lo, const std::o
   DType dt = x.dtype();
   if (lo) dt = promote_with_scalar(dt, *lo);
   if (hi) dt = promote_with_scalar(dt, *hi);
+  // The bounds are stored in the result's dtype: clamp(uint8, 0, 300) raises, as in PyTorch.
+  if (lo) check_scalar_fits(*lo, dt, op);
+  if (hi) check_scalar_fits(*hi, dt, op);
   return dt;
 }
 
