@@ -188,3 +188,59 @@ PARITY_CASE("double/hessian-vector-product") {
   const Tensor g = grad_of((x.tanh() * x).sum() + x.pow(3).sum(), x);
   return grad_of((g * in["v"]).sum(), x);
 }
+
+// ---- issue 18: x[...] is a new view (AliasBackward0), not x itself --------------------------------
+PARITY_CASE("graph/ellipsis-alias") { return in["x"].index({kd::indexing::Ellipsis}) * 2; }
+PARITY_CASE("graph/ellipsis-alias-0d") { return in["x"].index({kd::indexing::Ellipsis}).exp(); }
+PARITY_CASE("ellipsis/retain-grad-of-alias") {
+  Tensor y = in["x"].index({kd::indexing::Ellipsis});
+  y.retain_grad();
+  (y * y).sum().backward();
+  return {y.grad(), in["x"].grad()};
+}
+
+// ---- issue 18: a second backward without retain_graph, and saved tensors edited in place ----------
+namespace {
+Tensor twice(const Tensor& y) {
+  y.backward();
+  y.backward();
+  return y;
+}
+Tensor edit_saved(const Tensor& x) {
+  Tensor y = x.exp();
+  y.detach().add_(1);
+  return y.sum();
+}
+}  // namespace
+PARITY_CASE("backward-twice/add-scalar") { return twice((in["x"] + 1).sum()); }
+PARITY_CASE("backward-twice/sub") { return twice((in["x"] - 1).sum()); }
+PARITY_CASE("backward-twice/neg") { return twice((-in["x"]).sum()); }
+PARITY_CASE("backward-twice/mean") { return twice(in["x"].mean()); }
+PARITY_CASE("backward-twice/view") { return twice(in["x"].view({3, 1}).sum()); }
+PARITY_CASE("backward-twice/clone") { return twice(in["x"].clone().sum()); }
+PARITY_CASE("backward-twice/sum-of-empty-slice") { return twice(in["x"].slice(0, 0, 0).sum()); }
+PARITY_CASE("backward-twice/sum-empty-leaf") { return twice(in["x"].sum()); }
+PARITY_CASE("backward-twice/sum-dim-empty-leaf") { return twice(in["x"].sum(0).sum()); }
+PARITY_CASE("backward-twice/mul-scalar-refused") { return twice((in["x"] * 2).sum()); }
+PARITY_CASE("backward-twice/div-scalar-refused") { return twice((in["x"] / 2).sum()); }
+PARITY_CASE("backward-twice/mul-self-refused") { return twice((in["x"] * in["x"]).sum()); }
+PARITY_CASE("backward-twice/exp-refused") { return twice(in["x"].exp().sum()); }
+PARITY_CASE("backward-twice/relu-refused") { return twice(in["x"].relu().sum()); }
+PARITY_CASE("backward-twice/tanh-refused") { return twice(in["x"].tanh().sum()); }
+PARITY_CASE("backward-twice/sigmoid-refused") { return twice(in["x"].sigmoid().sum()); }
+PARITY_CASE("backward-twice/pow-refused") { return twice(in["x"].pow(2).sum()); }
+PARITY_CASE("backward-twice/max-refused") { return twice(in["x"].max()); }
+PARITY_CASE("backward-twice/softmax-refused") { return twice(in["x"].softmax(0).sum()); }
+PARITY_CASE("backward-twice/matmul-refused") { return twice(in["x"].view({1, 3}).matmul(in["x"].view({3, 1})).sum()); }
+PARITY_CASE("saved-edited/exp-result-through-detach") { return twice(edit_saved(in["x"])); }
+PARITY_CASE("saved-edited/exp-result-backward") {
+  edit_saved(in["x"]).backward();
+  return in["x"];
+}
+PARITY_CASE("saved-edited/mul-input-through-detach") {
+  Tensor a = in["x"] * 1;
+  Tensor y = a * a;
+  a.detach().mul_(2);
+  y.sum().backward();
+  return in["x"];
+}

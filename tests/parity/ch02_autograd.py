@@ -155,3 +155,65 @@ case("double/hessian-vector-product",
      lambda x, v: torch.autograd.grad((_grad((x.tanh() * x).sum() + (x ** 3).sum(), x) * v).sum(), x,
                                       create_graph=True)[0],
      grad=True, nograd=("v",), x=randn(5), v=randn(5))
+
+# ---- issue 18: x[...] is a new view (AliasBackward0), not x itself --------------------------------
+case("graph/ellipsis-alias", lambda x: x[...] * 2, graph=True, x=randn(2, 3))
+case("graph/ellipsis-alias-0d", lambda x: x[...].exp(), graph=True, x=randn())
+
+
+def _retained(x):
+    # the alias is not a leaf: it keeps its own gradient only when asked, like any other view
+    y = x[...]
+    y.retain_grad()
+    (y * y).sum().backward()
+    return y.grad, x.grad
+
+
+case("ellipsis/retain-grad-of-alias", _retained, grad=True, x=randn(3))
+
+
+# ---- issue 18: a second backward without retain_graph, and saved tensors edited in place ----------
+# PyTorch refuses exactly when a node of the graph needs a saved tensor it has already freed; graphs
+# whose nodes save nothing (add, sub, neg, sum, view) run again and accumulate.
+def _twice(y):
+    y.backward()
+    y.backward()
+    return y
+
+
+for name, f in [("add-scalar", lambda x: (x + 1).sum()), ("sub", lambda x: (x - 1).sum()),
+                ("neg", lambda x: (-x).sum()), ("mean", lambda x: x.mean()),
+                ("view", lambda x: x.view(3, 1).sum()), ("clone", lambda x: x.clone().sum()),
+                ("sum-of-empty-slice", lambda x: x[:0].sum())]:
+    case(f"backward-twice/{name}", lambda x, f=f: _twice(f(x)), grad=True, x=randn(3))
+# The gradient of an empty leaf is an expanded (stride-0) empty tensor: accumulating into it again is fine.
+case("backward-twice/sum-empty-leaf", lambda x: _twice(x.sum()), grad=True, x=randn(0, 4))
+case("backward-twice/sum-dim-empty-leaf", lambda x: _twice(x.sum(0).sum()), grad=True, x=randn(0, 4))
+for name, f in [("mul-scalar", lambda x: (x * 2).sum()), ("div-scalar", lambda x: (x / 2).sum()),
+                ("mul-self", lambda x: (x * x).sum()), ("exp", lambda x: x.exp().sum()),
+                ("relu", lambda x: x.relu().sum()), ("tanh", lambda x: x.tanh().sum()),
+                ("sigmoid", lambda x: x.sigmoid().sum()), ("pow", lambda x: (x ** 2).sum()),
+                ("max", lambda x: x.max()), ("softmax", lambda x: x.softmax(0).sum()),
+                ("matmul", lambda x: (x.view(1, 3) @ x.view(3, 1)).sum())]:
+    case(f"backward-twice/{name}-refused", lambda x, f=f: _twice(f(x)), grad=True, expect_error=True, x=randn(3))
+
+
+def _edit_saved(x):
+    y = x.exp()             # ExpBackward0 saves its result y
+    y.detach().add_(1)      # same storage: y's version moves on
+    return y.sum()
+
+
+case("saved-edited/exp-result-through-detach", lambda x: _twice(_edit_saved(x)), grad=True, expect_error=True,
+     x=randn(3))
+case("saved-edited/exp-result-backward", lambda x: _edit_saved(x).backward(), grad=True, expect_error=True, x=randn(3))
+
+
+def _edit_input(x):
+    a = x * 1
+    y = a * a               # MulBackward0 saves a (both sides)
+    a.detach().mul_(2)
+    y.sum().backward()
+
+
+case("saved-edited/mul-input-through-detach", _edit_input, grad=True, expect_error=True, x=randn(3))

@@ -121,3 +121,16 @@ TEST_CASE("index: integer entries give 0-d views that read and write single elem
   x.index_put_({1, -1}, 42);
   CHECK(e.item<std::int64_t>() == 42);
 }
+
+TEST_CASE("index: x[...] is a new view of x, not x itself (issue 18)") {
+  const kd::Tensor x = kd::arange(6).reshape({2, 3});
+  for (const kd::Tensor& y : {x.index({Ellipsis}), x.index({})}) {
+    CHECK_FALSE(y.is_same(x));
+    CHECK(y.shares_storage(x));
+    CHECK(y.shape() == x.shape());
+    CHECK(y.strides() == x.strides());
+    CHECK(y.storage_offset() == x.storage_offset());
+  }
+  CHECK_FALSE(x.index({Ellipsis, None}).is_same(x));
+  CHECK(kd::scalar_tensor(2).index({Ellipsis}).dim() == 0);
+}
