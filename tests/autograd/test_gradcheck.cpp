@@ -73,6 +73,21 @@ TEST_CASE("gradcheck: unary ops") {
   check([](const Inputs& v) { return v[0].relu(); }, {rnd({3, 4})});
 }
 
+TEST_CASE("gradcheck: sin, cos, log1p, expm1, erf (issue 18)") {
+  check([](const Inputs& v) { return v[0].sin(); }, {rnd_t(2, 3)});
+  check([](const Inputs& v) { return v[0].cos(); }, {rnd({2, 3})});
+  check([](const Inputs& v) { return v[0].log1p(); }, {pos({2, 3})});
+  check([](const Inputs& v) { return v[0].expm1(); }, {rnd_t(3, 2)});
+  check([](const Inputs& v) { return v[0].erf(); }, {rnd({5})});
+  // Piecewise constant: a zero gradient (inputs away from the jumps: 0.25 + integers).
+  Tensor x = (kd::randint(-5, 5, {6}).to(kd::kFloat64) + 0.25).detach().requires_grad_();
+  for (auto f : {+[](const Tensor& t) { return t.floor(); }, +[](const Tensor& t) { return t.ceil(); },
+                 +[](const Tensor& t) { return t.round(); }, +[](const Tensor& t) { return t.trunc(); },
+                 +[](const Tensor& t) { return t.sign(); }}) {
+    check([f](const Inputs& v) { return f(v[0]); }, {x});
+  }
+}
+
 TEST_CASE("gradcheck: clamp, maximum, minimum, where") {
   check([](const Inputs& v) { return v[0].clamp(-0.5, 0.5); }, {rnd({3, 4})});
   check([](const Inputs& v) { return v[0].clamp(0.1); }, {rnd({3, 4})});

@@ -283,3 +283,44 @@ PARITY_CASE("allclose/self-broadcasts-other") { return kd::scalar_tensor(kd::all
 // ---- x[...] is a new view of x, not x itself (issue 18) -------------------------------------------
 PARITY_CASE("index/ellipsis-alone") { return in["x"].index({Ellipsis}); }
 PARITY_CASE("index/ellipsis-0d") { return in["x"].index({Ellipsis}); }
+
+// ---- more pointwise functions (issue 18) -----------------------------------------------------------
+#define POINTWISE_CASES(name, fn)                                          \
+  PARITY_CASE(name "/basic") { return kd::fn(in["x"]); }                   \
+  PARITY_CASE(name "/transposed") { return in["x"].t().fn(); }             \
+  PARITY_CASE(name "/float64") { return kd::fn(in["x"]); }                 \
+  PARITY_CASE(name "/empty") { return kd::fn(in["x"]); }                   \
+  PARITY_CASE(name "/0d") { return in["x"].fn(); }
+POINTWISE_CASES("sin", sin)
+POINTWISE_CASES("cos", cos)
+POINTWISE_CASES("log1p", log1p)
+POINTWISE_CASES("expm1", expm1)
+POINTWISE_CASES("erf", erf)
+POINTWISE_CASES("floor", floor)
+POINTWISE_CASES("ceil", ceil)
+POINTWISE_CASES("round", round)
+POINTWISE_CASES("trunc", trunc)
+POINTWISE_CASES("sign", sign)
+#undef POINTWISE_CASES
+PARITY_CASE("sin/int-promotes") { return kd::sin(in["x"]); }
+PARITY_CASE("log1p/int-promotes") { return kd::log1p(in["x"]); }
+PARITY_CASE("expm1/int-promotes") { return kd::expm1(in["x"]); }
+PARITY_CASE("erf/int-promotes") { return kd::erf(in["x"]); }
+#define KEEPS_DTYPE_CASES(name, fn)                                        \
+  PARITY_CASE(name "/int64-stays") { return kd::fn(in["x"]); }             \
+  PARITY_CASE(name "/uint8-stays") { return kd::fn(in["x"]); }
+KEEPS_DTYPE_CASES("floor", floor)
+KEEPS_DTYPE_CASES("ceil", ceil)
+KEEPS_DTYPE_CASES("round", round)
+KEEPS_DTYPE_CASES("trunc", trunc)
+KEEPS_DTYPE_CASES("sign", sign)
+#undef KEEPS_DTYPE_CASES
+PARITY_CASE("floor/bool-refused") { return kd::floor(in["x"]); }
+PARITY_CASE("ceil/bool-refused") { return kd::ceil(in["x"]); }
+PARITY_CASE("round/bool-refused") { return kd::round(in["x"]); }
+PARITY_CASE("trunc/bool-refused") { return kd::trunc(in["x"]); }
+PARITY_CASE("sign/bool") { return kd::sign(in["x"]); }
+PARITY_CASE("round/half-to-even") { return kd::round(in["x"]); }
+PARITY_CASE("sign/nan-and-zeros") { return kd::sign(in["x"]); }
+PARITY_CASE("log1p/tiny") { return kd::log1p(in["x"]); }
+PARITY_CASE("expm1/tiny") { return kd::expm1(in["x"]); }

@@ -281,3 +281,27 @@ case("allclose/self-broadcasts-other", lambda a, b: torch.tensor(torch.allclose(
 # ---- x[...] is a new view of x, not x itself (issue 18) -------------------------------------------
 case("index/ellipsis-alone", lambda x: x[...], x=randn(3, 4))
 case("index/ellipsis-0d", lambda x: x[...], x=randn())
+
+# ---- more pointwise functions (issue 18) -----------------------------------------------------------
+for name, inp in [("sin", randn(3, 4, scale=3)), ("cos", randn(3, 4, scale=3)), ("log1p", rand(3, 4, low=-0.9, high=3)),
+                  ("expm1", randn(3, 4)), ("erf", randn(3, 4, scale=2)), ("floor", randn(3, 4, scale=3)),
+                  ("ceil", randn(3, 4, scale=3)), ("round", randn(3, 4, scale=3)), ("trunc", randn(3, 4, scale=3)),
+                  ("sign", randn(3, 4))]:
+    f = getattr(torch, name)
+    case(f"{name}/basic", f, x=inp)
+    case(f"{name}/transposed", lambda x, f=f: f(x.t()), x=inp)
+    case(f"{name}/float64", f, x=Input(inp.kind, inp.shape, "float64", **inp.opts))
+    case(f"{name}/empty", f, x=randn(0, 3))
+    case(f"{name}/0d", f, x=randn())
+for name in ["sin", "log1p", "expm1", "erf"]:
+    case(f"{name}/int-promotes", getattr(torch, name), x=randint(0, 5, 6))
+for name in ["floor", "ceil", "round", "trunc", "sign"]:
+    case(f"{name}/int64-stays", getattr(torch, name), x=randint(-5, 5, 6))
+    case(f"{name}/uint8-stays", getattr(torch, name), x=randint(0, 9, 6, dtype="uint8"))
+for name in ["floor", "ceil", "round", "trunc"]:
+    case(f"{name}/bool-refused", getattr(torch, name), x=randint(0, 2, 4, dtype="bool"), expect_error=True)
+case("sign/bool", torch.sign, x=randint(0, 2, 4, dtype="bool"))
+case("round/half-to-even", torch.round, x=value([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5]))
+case("sign/nan-and-zeros", torch.sign, x=value([float("nan"), 0.0, -0.0, -3.0, 2.0]))
+case("log1p/tiny", torch.log1p, x=value([1e-10, -1e-10, 1e-5], dtype="float64"))
+case("expm1/tiny", torch.expm1, x=value([1e-10, -1e-10, 1e-5], dtype="float64"))

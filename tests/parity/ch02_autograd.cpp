@@ -244,3 +244,19 @@ PARITY_CASE("saved-edited/mul-input-through-detach") {
   y.sum().backward();
   return in["x"];
 }
+
+// ---- more pointwise functions (issue 18) -----------------------------------------------------------
+#define POINTWISE_GRAD_CASES(name, fn)                                            \
+  PARITY_CASE(name "/grad-transposed") { return in["x"].t().fn(); }                \
+  PARITY_CASE(name "/grad-float64") { return kd::fn(in["x"]); }
+POINTWISE_GRAD_CASES("sin", sin)
+POINTWISE_GRAD_CASES("cos", cos)
+POINTWISE_GRAD_CASES("log1p", log1p)
+POINTWISE_GRAD_CASES("expm1", expm1)
+POINTWISE_GRAD_CASES("erf", erf)
+POINTWISE_GRAD_CASES("floor", floor)
+POINTWISE_GRAD_CASES("ceil", ceil)
+POINTWISE_GRAD_CASES("round", round)
+POINTWISE_GRAD_CASES("trunc", trunc)
+POINTWISE_GRAD_CASES("sign", sign)
+#undef POINTWISE_GRAD_CASES

@@ -217,3 +217,12 @@ def _edit_input(x):
 
 
 case("saved-edited/mul-input-through-detach", _edit_input, grad=True, expect_error=True, x=randn(3))
+
+# ---- more pointwise functions (issue 18): gradients, and the graph's node names ------------------
+for name, inp in [("sin", randn(3, 4, scale=3)), ("cos", randn(3, 4, scale=3)), ("log1p", rand(3, 4, low=-0.9, high=3)),
+                  ("expm1", randn(3, 4)), ("erf", randn(3, 4, scale=2)), ("floor", randn(3, 4, scale=3)),
+                  ("ceil", randn(3, 4, scale=3)), ("round", randn(3, 4, scale=3)), ("trunc", randn(3, 4, scale=3)),
+                  ("sign", randn(3, 4))]:
+    f = getattr(torch, name)
+    case(f"{name}/grad-transposed", lambda x, f=f: f(x.t()), graph=True, x=inp)
+    case(f"{name}/grad-float64", f, grad=True, x=Input(inp.kind, inp.shape, "float64", **inp.opts))

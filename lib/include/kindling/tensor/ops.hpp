@@ -26,6 +26,21 @@ Tensor sqrt(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+/// log(1 + x), accurate for small x.
+Tensor log1p(const Tensor& x);
+/// exp(x) - 1, accurate for small x.
+Tensor expm1(const Tensor& x);
+/// The error function (the Gaussian CDF is (1 + erf(x / √2)) / 2).
+Tensor erf(const Tensor& x);
+/// floor/ceil/round/trunc keep the dtype (integers come back unchanged); round is half-to-even.
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);
+Tensor trunc(const Tensor& x);
+/// -1, 0 or 1 in x's dtype (0 for NaN, as in PyTorch 1.13).
+Tensor sign(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);

@@ -168,6 +168,16 @@ class Tensor {
   Tensor tanh() const;
   Tensor sigmoid() const;
   Tensor relu() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor erf() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor trunc() const;
+  Tensor sign() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
