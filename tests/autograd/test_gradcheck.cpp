@@ -88,6 +88,19 @@ TEST_CASE("gradcheck: sin, cos, log1p, expm1, erf (issue 18)") {
   }
 }
 
+TEST_CASE("gradcheck: index_select, gather, scatter, scatter_add, masked_fill (issue 18)") {
+  const Tensor idx = kd::tensor(std::vector<std::int64_t>{2, 0, 2}, {3});
+  check([idx](const Inputs& v) { return v[0].index_select(1, idx); }, {rnd_t(2, 3)});
+  const Tensor pos = kd::tensor(std::vector<std::int64_t>{0, 0, 3, 1, 2, 2}, {3, 2});
+  check([pos](const Inputs& v) { return v[0].gather(1, pos); }, {rnd({3, 4})});
+  check_multi([pos](const Inputs& v) { return Inputs{v[0].scatter_add(1, pos, v[1])}; }, {rnd({3, 4}), rnd({3, 2})});
+  const Tensor uniq = kd::tensor(std::vector<std::int64_t>{0, 2, 1, 3, 3, 0}, {3, 2});  // no repeats per row
+  check_multi([uniq](const Inputs& v) { return Inputs{v[0].scatter(1, uniq, v[1])}; }, {rnd({3, 4}), rnd({3, 2})});
+  check([uniq](const Inputs& v) { return v[0].scatter(1, uniq, 2.0); }, {rnd({3, 4})});
+  const Tensor mask = kd::tensor({true, false, true, false});
+  check([mask](const Inputs& v) { return v[0].masked_fill(mask, -1.0); }, {rnd_t(3, 4)});
+}
+
 TEST_CASE("gradcheck: clamp, maximum, minimum, where") {
   check([](const Inputs& v) { return v[0].clamp(-0.5, 0.5); }, {rnd({3, 4})});
   check([](const Inputs& v) { return v[0].clamp(0.1); }, {rnd({3, 4})});

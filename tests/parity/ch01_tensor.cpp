@@ -324,3 +324,44 @@ PARITY_CASE("round/half-to-even") { return kd::round(in["x"]); }
 PARITY_CASE("sign/nan-and-zeros") { return kd::sign(in["x"]); }
 PARITY_CASE("log1p/tiny") { return kd::log1p(in["x"]); }
 PARITY_CASE("expm1/tiny") { return kd::expm1(in["x"]); }
+
+// ---- indexing with tensors (issue 18) ---------------------------------------------------------------
+PARITY_CASE("index_select/dim0") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/dim1-transposed") { return in["x"].t().index_select(1, in["i"]); }
+PARITY_CASE("index_select/0d-index") { return in["x"].index_select(-1, in["i"]); }
+PARITY_CASE("index_select/empty-index") { return in["x"].index_select(1, in["i"]); }
+PARITY_CASE("index_select/0d-self") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/int64-values") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/out-of-range") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/negative") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/2d-index") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/float-index") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("gather/dim1") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/dim0-wider") { return in["x"].gather(0, in["i"]); }
+PARITY_CASE("gather/labels") { return in["x"].gather(1, in["t"].unsqueeze(1)); }
+PARITY_CASE("gather/3d-transposed") { return in["x"].transpose(0, 2).gather(1, in["i"]); }
+PARITY_CASE("gather/0d") { return in["x"].gather(0, in["i"]); }
+PARITY_CASE("gather/empty") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/out-of-range") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/bad-rank") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/too-big") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/float-index") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("scatter_add/dim0-repeats") { return in["x"].scatter_add(0, in["i"], in["s"]); }
+PARITY_CASE("scatter_add/dim1-smaller-src-view") {
+  return in["x"].scatter_add(1, in["i"], in["s"].index({Slice(), Slice(None, None, 2)}));
+}
+PARITY_CASE("scatter_add/int64") { return in["x"].scatter_add(1, in["i"], in["s"]); }
+PARITY_CASE("scatter_add/dtype-mismatch") { return in["x"].scatter_add(0, in["i"], in["s"]); }
+PARITY_CASE("scatter/src") { return in["x"].scatter(1, in["i"], in["s"]); }
+PARITY_CASE("scatter/value") { return in["x"].scatter(1, in["i"], -7.5); }
+PARITY_CASE("scatter/value-overflow") { return in["x"].scatter(0, in["i"], 300); }
+PARITY_CASE("masked_fill/broadcast-mask") { return in["x"].masked_fill(in["m"], -1.0); }
+PARITY_CASE("masked_fill/mask-broadcasts-self") { return in["x"].masked_fill(in["m"], 2.0); }
+PARITY_CASE("masked_fill/int-truncates") { return in["x"].masked_fill(in["m"], 2.5); }
+PARITY_CASE("masked_fill/transposed") { return in["x"].t().masked_fill(in["m"], 0.0); }
+PARITY_CASE("masked_fill/overflow") { return in["x"].masked_fill(in["m"], 1e40); }
+PARITY_CASE("masked_fill/attention-mask") {
+  // the causal mask, built without triu (not in Kindling yet): column > row
+  const Tensor r = kd::arange(3).unsqueeze(1), c = kd::arange(3).unsqueeze(0);
+  return in["s"].masked_fill(c > r, -std::numeric_limits<double>::infinity());
+}

@@ -305,3 +305,49 @@ case("round/half-to-even", torch.round, x=value([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5
 case("sign/nan-and-zeros", torch.sign, x=value([float("nan"), 0.0, -0.0, -3.0, 2.0]))
 case("log1p/tiny", torch.log1p, x=value([1e-10, -1e-10, 1e-5], dtype="float64"))
 case("expm1/tiny", torch.expm1, x=value([1e-10, -1e-10, 1e-5], dtype="float64"))
+
+# ---- indexing with tensors (issue 18) ---------------------------------------------------------------
+case("index_select/dim0", lambda x, i: x.index_select(0, i), x=randn(4, 3), i=value([3, 0, 0, 2], dtype="int64"))
+case("index_select/dim1-transposed", lambda x, i: x.t().index_select(1, i), x=randn(3, 4), i=value([1, 2], dtype="int64"))
+case("index_select/0d-index", lambda x, i: x.index_select(-1, i), x=randn(2, 3), i=value(2, dtype="int64"))
+case("index_select/empty-index", lambda x, i: x.index_select(1, i), x=randn(2, 3), i=value([], dtype="int64"))
+case("index_select/0d-self", lambda x, i: x.index_select(0, i), x=randn(), i=value([0], dtype="int64"))
+case("index_select/int64-values", lambda x, i: x.index_select(0, i), x=randint(-9, 9, 3, 2), i=value([2, 1], dtype="int64"))
+case("index_select/out-of-range", lambda x, i: x.index_select(0, i), x=randn(2, 3), i=value([2], dtype="int64"),
+     expect_error=True)
+case("index_select/negative", lambda x, i: x.index_select(0, i), x=randn(2, 3), i=value([-1], dtype="int64"),
+     expect_error=True)
+case("index_select/2d-index", lambda x, i: x.index_select(0, i), x=randn(2, 3), i=value([[0]], dtype="int64"),
+     expect_error=True)
+case("index_select/float-index", lambda x, i: x.index_select(0, i), x=randn(2, 3), i=value([0.0]), expect_error=True)
+case("gather/dim1", lambda x, i: x.gather(1, i), x=randn(3, 4), i=randint(0, 4, 3, 2))
+case("gather/dim0-wider", lambda x, i: x.gather(0, i), x=randn(3, 4), i=randint(0, 3, 5, 2))
+case("gather/labels", lambda x, t: x.gather(1, t.unsqueeze(1)), x=randn(5, 4), t=randint(0, 4, 5))
+case("gather/3d-transposed", lambda x, i: x.transpose(0, 2).gather(1, i), x=randn(2, 3, 4), i=randint(0, 3, 4, 2, 2))
+case("gather/0d", lambda x, i: x.gather(0, i), x=randn(), i=value(0, dtype="int64"))
+case("gather/empty", lambda x, i: x.gather(1, i), x=randn(3, 4), i=randint(0, 4, 3, 0))
+case("gather/out-of-range", lambda x, i: x.gather(1, i), x=randn(2, 3), i=value([[3]], dtype="int64"), expect_error=True)
+case("gather/bad-rank", lambda x, i: x.gather(1, i), x=randn(2, 3), i=value([0], dtype="int64"), expect_error=True)
+case("gather/too-big", lambda x, i: x.gather(1, i), x=randn(2, 3), i=randint(0, 3, 3, 1), expect_error=True)
+case("gather/float-index", lambda x, i: x.gather(1, i), x=randn(2, 3), i=value([[0.0], [1.0]]), expect_error=True)
+case("scatter_add/dim0-repeats", lambda x, i, s: x.scatter_add(0, i, s), x=randn(3, 4), i=randint(0, 3, 5, 4),
+     s=randn(5, 4))
+case("scatter_add/dim1-smaller-src-view", lambda x, i, s: x.scatter_add(1, i, s[:, ::2]), x=randn(3, 4),
+     i=randint(0, 4, 2, 3), s=randn(3, 6))
+case("scatter_add/int64", lambda x, i, s: x.scatter_add(1, i, s), x=randint(0, 9, 2, 3), i=randint(0, 3, 2, 4),
+     s=randint(0, 9, 2, 4))
+case("scatter_add/dtype-mismatch", lambda x, i, s: x.scatter_add(0, i, s), x=randn(3), i=value([0], dtype="int64"),
+     s=randn(1, dtype="float64"), expect_error=True)
+case("scatter/src", lambda x, i, s: x.scatter(1, i, s), x=randn(3, 4), i=value([[0, 2], [1, 3], [3, 0]], dtype="int64"),
+     s=randn(3, 2))
+case("scatter/value", lambda x, i: x.scatter(1, i, -7.5), x=randn(3, 4), i=value([[0], [3], [1]], dtype="int64"))
+case("scatter/value-overflow", lambda x, i: x.scatter(0, i, 300), x=randint(0, 9, 3, dtype="uint8"),
+     i=value([0], dtype="int64"), expect_error=True)
+case("masked_fill/broadcast-mask", lambda x, m: x.masked_fill(m, -1.0), x=randn(3, 4), m=randint(0, 2, 4, dtype="bool"))
+case("masked_fill/mask-broadcasts-self", lambda x, m: x.masked_fill(m, 2.0), x=randn(4), m=randint(0, 2, 3, 4, dtype="bool"))
+case("masked_fill/int-truncates", lambda x, m: x.masked_fill(m, 2.5), x=randint(0, 9, 5), m=randint(0, 2, 5, dtype="bool"))
+case("masked_fill/transposed", lambda x, m: x.t().masked_fill(m, 0.0), x=randn(4, 3), m=randint(0, 2, 3, 4, dtype="bool"))
+case("masked_fill/overflow", lambda x, m: x.masked_fill(m, 1e40), x=randn(3), m=randint(0, 2, 3, dtype="bool"),
+     expect_error=True)
+case("masked_fill/attention-mask", lambda s: s.masked_fill(torch.ones(3, 3, dtype=torch.bool).triu(1), float("-inf")),
+     s=randn(2, 3, 3))

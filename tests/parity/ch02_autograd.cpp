@@ -260,3 +260,17 @@ POINTWISE_GRAD_CASES("round", round)
 POINTWISE_GRAD_CASES("trunc", trunc)
 POINTWISE_GRAD_CASES("sign", sign)
 #undef POINTWISE_GRAD_CASES
+
+// ---- indexing with tensors (issue 18) ---------------------------------------------------------------
+PARITY_CASE("index_select/repeats") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/dim1-transposed") { return in["x"].t().index_select(1, in["i"]); }
+PARITY_CASE("index_select/0d-index") { return in["x"].index_select(1, in["i"]); }
+PARITY_CASE("gather/repeats") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/3d-transposed") { return in["x"].transpose(0, 2).gather(1, in["i"]); }
+PARITY_CASE("gather/nll-by-hand") { return -in["x"].log_softmax(1).gather(1, in["t"].unsqueeze(1)).mean(); }
+PARITY_CASE("scatter_add/both") { return in["x"].scatter_add(0, in["i"], in["s"]); }
+PARITY_CASE("scatter_add/index-smaller-than-self") { return in["x"].scatter_add(1, in["i"], in["s"]); }
+PARITY_CASE("scatter/both") { return in["x"].scatter(1, in["i"], in["s"]); }
+PARITY_CASE("scatter/value") { return in["x"].scatter(1, in["i"], 5.0); }
+PARITY_CASE("masked_fill/broadcast") { return in["x"].masked_fill(in["m"], 0.5); }
+PARITY_CASE("masked_fill/mask-broadcasts-self") { return in["x"].masked_fill(in["m"], 0.5); }

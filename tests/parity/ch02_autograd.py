@@ -226,3 +226,26 @@ for name, inp in [("sin", randn(3, 4, scale=3)), ("cos", randn(3, 4, scale=3)), 
     f = getattr(torch, name)
     case(f"{name}/grad-transposed", lambda x, f=f: f(x.t()), graph=True, x=inp)
     case(f"{name}/grad-float64", f, grad=True, x=Input(inp.kind, inp.shape, "float64", **inp.opts))
+
+# ---- indexing with tensors (issue 18): gradients flow back to the positions they came from -------
+case("index_select/repeats", lambda x, i: x.index_select(0, i), graph=True, x=randn(4, 3),
+     i=value([3, 0, 0, 2], dtype="int64"))
+case("index_select/dim1-transposed", lambda x, i: x.t().index_select(1, i), grad=True, x=randn(3, 4),
+     i=value([1, 1, 2], dtype="int64"))
+case("index_select/0d-index", lambda x, i: x.index_select(1, i), grad=True, x=randn(2, 3), i=value(2, dtype="int64"))
+case("gather/repeats", lambda x, i: x.gather(1, i), graph=True, x=randn(3, 4), i=value([[0, 0], [3, 1], [2, 2]], dtype="int64"))
+case("gather/3d-transposed", lambda x, i: x.transpose(0, 2).gather(1, i), grad=True, x=randn(2, 3, 4),
+     i=randint(0, 3, 4, 2, 2))
+case("gather/nll-by-hand", lambda x, t: -x.log_softmax(1).gather(1, t.unsqueeze(1)).mean(), grad=True, x=randn(5, 4),
+     t=randint(0, 4, 5))
+case("scatter_add/both", lambda x, i, s: x.scatter_add(0, i, s), graph=True, x=randn(3, 4), i=randint(0, 3, 5, 4),
+     s=randn(5, 4))
+# (an index smaller than src: PyTorch 1.13's own backward fails there, so the case keeps src = index's shape)
+case("scatter_add/index-smaller-than-self", lambda x, i, s: x.scatter_add(1, i, s), grad=True, x=randn(3, 4),
+     i=randint(0, 4, 2, 2), s=randn(2, 2))
+case("scatter/both", lambda x, i, s: x.scatter(1, i, s), graph=True, x=randn(3, 4),
+     i=value([[0, 2], [1, 3], [3, 0]], dtype="int64"), s=randn(3, 2))
+case("scatter/value", lambda x, i: x.scatter(1, i, 5.0), graph=True, x=randn(3, 4), i=value([[0], [3], [1]], dtype="int64"))
+case("masked_fill/broadcast", lambda x, m: x.masked_fill(m, 0.5), graph=True, x=randn(3, 4), m=randint(0, 2, 4, dtype="bool"))
+case("masked_fill/mask-broadcasts-self", lambda x, m: x.masked_fill(m, 0.5), grad=True, x=randn(4),
+     m=randint(0, 2, 3, 4, dtype="bool"))

@@ -37,6 +37,7 @@ const Registry& registry() {
     register_reductions(reg);
     register_softmax(reg);
     register_views(reg);
+    register_gather_scatter(reg);
     return reg;
   }();
   return r;

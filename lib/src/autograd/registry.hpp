@@ -121,5 +121,6 @@ void register_matmul(Registry& r);
 void register_reductions(Registry& r);
 void register_softmax(Registry& r);
 void register_views(Registry& r);
+void register_gather_scatter(Registry& r);
 
 }  // namespace kindling::autograd

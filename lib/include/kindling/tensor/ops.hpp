@@ -49,6 +49,19 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b);
 Tensor where(const Tensor& condition, Scalar a, const Tensor& b);
 /// torch.matmul: dot, matrix-vector, matrix-matrix or batched products, by the ranks of a and b.
+// ---- indexing with tensors (gather_scatter.cpp): positions are int64 tensors ----------------------
+/// out[..., k, ...] = x[..., index[k], ...] along `dim` (index: 1-D).
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+/// out[i][j] = x[i][index[i][j]] for dim 1 (index has x's rank; out has index's shape).
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
+/// A copy of x with out[i][index[i][j]] = src[i][j] for dim 1.
+Tensor scatter(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& x, std::int64_t dim, const Tensor& index, Scalar value);
+/// A copy of x with out[i][index[i][j]] += src[i][j] for dim 1 (repeated positions add up).
+Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src);
+/// x with `value` where the bool `mask` (broadcast) is true.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+
 Tensor matmul(const Tensor& a, const Tensor& b);
 /// Strictly 2-D x 2-D: [n, k] @ [k, m].
 Tensor mm(const Tensor& a, const Tensor& b);

@@ -178,6 +178,12 @@ class Tensor {
   Tensor round() const;
   Tensor trunc() const;
   Tensor sign() const;
+  Tensor index_select(std::int64_t dim, const Tensor& index) const;
+  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  Tensor scatter(std::int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(std::int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
