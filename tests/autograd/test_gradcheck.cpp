@@ -101,6 +101,13 @@ TEST_CASE("gradcheck: index_select, gather, scatter, scatter_add, masked_fill (i
   check([mask](const Inputs& v) { return v[0].masked_fill(mask, -1.0); }, {rnd_t(3, 4)});
 }
 
+TEST_CASE("gradcheck: tril, triu, flip, outer (issue 18)") {
+  check([](const Inputs& v) { return kd::tril(v[0], -1); }, {rnd_t(3, 4)});
+  check([](const Inputs& v) { return kd::triu(v[0], 1); }, {rnd({2, 3, 3})});
+  check([](const Inputs& v) { return v[0].flip({0, 1}); }, {rnd_t(2, 3)});
+  check_multi([](const Inputs& v) { return Inputs{kd::outer(v[0], v[1])}; }, {rnd({3}), rnd({2})});
+}
+
 TEST_CASE("gradcheck: clamp, maximum, minimum, where") {
   check([](const Inputs& v) { return v[0].clamp(-0.5, 0.5); }, {rnd({3, 4})});
   check([](const Inputs& v) { return v[0].clamp(0.1); }, {rnd({3, 4})});

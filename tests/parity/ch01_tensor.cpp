@@ -365,3 +365,32 @@ PARITY_CASE("masked_fill/attention-mask") {
   const Tensor r = kd::arange(3).unsqueeze(1), c = kd::arange(3).unsqueeze(0);
   return in["s"].masked_fill(c > r, -std::numeric_limits<double>::infinity());
 }
+
+// ---- tril/triu, flip, outer, any/all (issue 18) ----------------------------------------------------
+PARITY_CASE("tril/basic") { return kd::tril(in["x"]); }
+PARITY_CASE("tril/diagonal-batched") { return kd::tril(in["x"], -1); }
+PARITY_CASE("triu/diagonal-transposed") { return kd::triu(in["x"].t(), 1); }
+PARITY_CASE("triu/int64") { return kd::triu(in["x"]); }
+PARITY_CASE("triu/empty") { return kd::triu(in["x"]); }
+PARITY_CASE("tril/1d-refused") { return kd::tril(in["x"]); }
+PARITY_CASE("flip/dim0") { return in["x"].flip({0}); }
+PARITY_CASE("flip/dims-transposed") { return in["x"].t().flip({0, -1}); }
+PARITY_CASE("flip/sliced") { return in["x"].index({Slice(), Slice(None, None, 2)}).flip({1}); }
+PARITY_CASE("flip/bool") { return in["x"].flip({0}); }
+PARITY_CASE("flip/empty") { return in["x"].flip({0}); }
+PARITY_CASE("flip/0d") { return in["x"].flip({0}); }
+PARITY_CASE("flip/repeated-dim") { return in["x"].flip({0, 0}); }
+PARITY_CASE("outer/basic") { return kd::outer(in["a"], in["b"]); }
+PARITY_CASE("outer/int-float") { return kd::outer(in["a"], in["b"]); }
+PARITY_CASE("outer/matrix-refused") { return kd::outer(in["a"], in["b"]); }
+PARITY_CASE("any/float") { return in["x"].any(); }
+PARITY_CASE("any/none") { return in["x"].any(); }
+PARITY_CASE("any/nan-counts") { return in["x"].any(); }
+PARITY_CASE("any/dim-keepdim") { return in["x"].any(1, true); }
+PARITY_CASE("all/dim") { return in["x"].all(0); }
+PARITY_CASE("all/empty") { return in["x"].all(); }
+PARITY_CASE("any/empty") { return in["x"].any(); }
+PARITY_CASE("any/empty-dim") { return in["x"].any(1); }
+PARITY_CASE("all/uint8-stays-uint8") { return in["x"].all(); }
+PARITY_CASE("any/uint8-dim") { return in["x"].any(0); }
+PARITY_CASE("all/0d") { return in["x"].all(0); }

@@ -274,3 +274,9 @@ PARITY_CASE("scatter/both") { return in["x"].scatter(1, in["i"], in["s"]); }
 PARITY_CASE("scatter/value") { return in["x"].scatter(1, in["i"], 5.0); }
 PARITY_CASE("masked_fill/broadcast") { return in["x"].masked_fill(in["m"], 0.5); }
 PARITY_CASE("masked_fill/mask-broadcasts-self") { return in["x"].masked_fill(in["m"], 0.5); }
+
+// ---- tril/triu, flip, outer (issue 18) --------------------------------------------------------------
+PARITY_CASE("tril/graph") { return kd::tril(in["x"], 1); }
+PARITY_CASE("triu/batched-transposed") { return kd::triu(in["x"].transpose(1, 2), -1); }
+PARITY_CASE("flip/graph") { return in["x"].t().flip({0, 1}); }
+PARITY_CASE("outer/graph") { return kd::outer(in["a"], in["b"]); }

@@ -249,3 +249,9 @@ case("scatter/value", lambda x, i: x.scatter(1, i, 5.0), graph=True, x=randn(3, 
 case("masked_fill/broadcast", lambda x, m: x.masked_fill(m, 0.5), graph=True, x=randn(3, 4), m=randint(0, 2, 4, dtype="bool"))
 case("masked_fill/mask-broadcasts-self", lambda x, m: x.masked_fill(m, 0.5), grad=True, x=randn(4),
      m=randint(0, 2, 3, 4, dtype="bool"))
+
+# ---- tril/triu, flip, outer (issue 18) --------------------------------------------------------------
+case("tril/graph", lambda x: torch.tril(x, 1), graph=True, x=randn(3, 4))
+case("triu/batched-transposed", lambda x: torch.triu(x.transpose(1, 2), -1), grad=True, x=randn(2, 4, 3))
+case("flip/graph", lambda x: x.t().flip((0, 1)), graph=True, x=randn(3, 4))
+case("outer/graph", torch.outer, graph=True, a=randn(3), b=randn(4))

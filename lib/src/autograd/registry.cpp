@@ -38,6 +38,7 @@ const Registry& registry() {
     register_softmax(reg);
     register_views(reg);
     register_gather_scatter(reg);
+    register_shape_ops(reg);
     return reg;
   }();
   return r;

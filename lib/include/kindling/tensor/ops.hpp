@@ -62,6 +62,21 @@ Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const
 /// x with `value` where the bool `mask` (broadcast) is true.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
 
+// ---- rearranging and masking (shape_ops.cpp): new tensors, not views ----------------------------
+/// The lower triangle of the last two dims: x[..., i, j] where j - i <= diagonal, else 0.
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+/// The upper triangle of the last two dims: x[..., i, j] where j - i >= diagonal, else 0.
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
+/// x reversed along each of `dims` (a copy, as in PyTorch).
+Tensor flip(const Tensor& x, IntArrayRef dims);
+/// a ⊗ b for vectors a: [n], b: [m] -> [n, m] (a.reshape({-1, 1}) * b, as PyTorch computes it).
+Tensor outer(const Tensor& a, const Tensor& b);
+/// True where any / every element (along dim) is non-zero; uint8 inputs give uint8, as in PyTorch.
+Tensor any(const Tensor& x);
+Tensor any(const Tensor& x, std::int64_t dim, bool keepdim = false);
+Tensor all(const Tensor& x);
+Tensor all(const Tensor& x, std::int64_t dim, bool keepdim = false);
+
 Tensor matmul(const Tensor& a, const Tensor& b);
 /// Strictly 2-D x 2-D: [n, k] @ [k, m].
 Tensor mm(const Tensor& a, const Tensor& b);

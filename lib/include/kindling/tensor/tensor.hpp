@@ -184,6 +184,13 @@ class Tensor {
   Tensor scatter(std::int64_t dim, const Tensor& index, Scalar value) const;
   Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor tril(std::int64_t diagonal = 0) const;
+  Tensor triu(std::int64_t diagonal = 0) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor any() const;
+  Tensor any(std::int64_t dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(std::int64_t dim, bool keepdim = false) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
