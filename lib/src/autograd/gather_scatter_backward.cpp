@@ -8,18 +8,26 @@
 namespace kindling::autograd {
 namespace {
 
-// index_select: out = x.index_select(dim, idx)    dx = zeros(x).index_add(dim, idx, g)
-// (written as a scatter_add with idx broadcast along every other dim: a position picked twice gets
-// both gradients)
-struct IndexSelect : Function<IndexSelect> {
-  static constexpr const char* name = "IndexSelectBackward0";
+/// What every backward here keeps: the indexed dim, the input's shape, and the positions (saved,
+/// so an in-place change to them before backward is caught).
+struct Along {
   Shape self_sizes;
   std::int64_t dim = 0;
-  void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const NonDifferentiable& index,
-                     const Tensor&) {
+  void keep(Context& ctx, const Tensor& x, std::int64_t dim_, const NonDifferentiable& index) {
     self_sizes = x.shape();
     dim = dim_;
     ctx.save_for_backward({index.tensor});
+  }
+};
+
+// index_select: out = x.index_select(dim, idx)    dx = zeros(x).index_add(dim, idx, g)
+// (written as a scatter_add with idx broadcast along every other dim: a position picked twice gets
+// both gradients)
+struct IndexSelect : Function<IndexSelect>, Along {
+  static constexpr const char* name = "IndexSelectBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const NonDifferentiable& index,
+                     const Tensor&) {
+    keep(ctx, x, dim_, index);
   }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor& g = grad[0];
@@ -33,15 +41,11 @@ struct IndexSelect : Function<IndexSelect> {
 };
 
 // gather: out = x.gather(dim, idx)               dx = zeros(x).scatter_add(dim, idx, g)
-struct Gather : Function<Gather> {
+struct Gather : Function<Gather>, Along {
   static constexpr const char* name = "GatherBackward0";
-  Shape self_sizes;
-  std::int64_t dim = 0;
   void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const NonDifferentiable& index,
                      const Tensor&) {
-    self_sizes = x.shape();
-    dim = dim_;
-    ctx.save_for_backward({index.tensor});
+    keep(ctx, x, dim_, index);
   }
   Grads backward(Context& ctx, const Grads& grad) {
     return {scatter_add(zeros(self_sizes, {.dtype = grad[0].dtype()}), dim, ctx.saved(0), grad[0])};
@@ -49,13 +53,11 @@ struct Gather : Function<Gather> {
 };
 
 // scatter_add: out = x.scatter_add(dim, idx, src)   dx = g      dsrc = g.gather(dim, idx)
-struct ScatterAdd : Function<ScatterAdd> {
+struct ScatterAdd : Function<ScatterAdd>, Along {
   static constexpr const char* name = "ScatterAddBackward0";
-  std::int64_t dim = 0;
-  void setup_context(Context& ctx, const Tensor&, const std::int64_t& dim_, const NonDifferentiable& index,
+  void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const NonDifferentiable& index,
                      const Tensor&, const Tensor&) {
-    dim = dim_;
-    ctx.save_for_backward({index.tensor});
+    keep(ctx, x, dim_, index);
   }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor& g = grad[0];
@@ -65,13 +67,11 @@ struct ScatterAdd : Function<ScatterAdd> {
 
 // scatter: out = x.scatter(dim, idx, src)   dx = g with the overwritten positions zeroed
 //                                           dsrc = g.gather(dim, idx)
-struct Scatter : Function<Scatter> {
+struct Scatter : Function<Scatter>, Along {
   static constexpr const char* name = "ScatterBackward0";
-  std::int64_t dim = 0;
-  void setup_context(Context& ctx, const Tensor&, const std::int64_t& dim_, const NonDifferentiable& index,
+  void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const NonDifferentiable& index,
                      const Tensor&, const Tensor&) {
-    dim = dim_;
-    ctx.save_for_backward({index.tensor});
+    keep(ctx, x, dim_, index);
   }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor& g = grad[0];
@@ -82,13 +82,11 @@ struct Scatter : Function<Scatter> {
 };
 
 // scatter (a number): out = x.scatter(dim, idx, v)   dx = g with the overwritten positions zeroed
-struct ScatterValue : Function<ScatterValue> {
+struct ScatterValue : Function<ScatterValue>, Along {
   static constexpr const char* name = "ScatterBackward1";
-  std::int64_t dim = 0;
-  void setup_context(Context& ctx, const Tensor&, const std::int64_t& dim_, const NonDifferentiable& index,
+  void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const NonDifferentiable& index,
                      const Scalar&, const Tensor&) {
-    dim = dim_;
-    ctx.save_for_backward({index.tensor});
+    keep(ctx, x, dim_, index);
   }
   Grads backward(Context& ctx, const Grads& grad) { return {grad[0].scatter(dim, ctx.saved(0), 0)}; }
 };
