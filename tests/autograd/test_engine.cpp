@@ -471,3 +471,30 @@ TEST_CASE("engine: a 10,000-op graph that never ran backward is freed iterativel
   CHECK(g_chain_ok);
   CHECK(kd::memory::allocated_bytes() == base);
 }
+
+TEST_CASE("index: x[...] is a new view with its own autograd identity (AliasBackward0), issue 18") {
+  kd::Tensor x = leaf({2, 3});
+  kd::Tensor y = x.index({kd::indexing::Ellipsis});
+  CHECK_FALSE(y.is_same(x));
+  CHECK_FALSE(y.is_leaf());
+  REQUIRE(y.grad_fn() != nullptr);
+  CHECK(std::string(y.grad_fn()->name()) == "AliasBackward0");
+  y.retain_grad();
+  (y * 3).sum().backward();
+  REQUIRE(y.grad().defined());
+  REQUIRE(x.grad().defined());
+  CHECK_FALSE(y.grad().is_same(x.grad()));  // each keeps its own .grad
+  CHECK(kd::allclose(y.grad(), x.grad()));  // the alias passes the gradient through unchanged
+}
+
+TEST_CASE("backward: empty tensors accumulate gradients like any other, issue 18") {
+  // The gradient of x.sum() is an expanded (stride-0) empty tensor; the second backward adds into
+  // .grad in place, which must not count as "several elements in one memory location".
+  kd::Tensor x = leaf({0, 4});
+  CHECK_NOTHROW(x.sum().backward());
+  CHECK_NOTHROW(x.sum().backward());
+  REQUIRE(x.grad().defined());
+  CHECK(x.grad().shape() == kd::Shape{0, 4});
+  kd::Tensor e = kd::zeros({1, 0, 4}).expand({3, 0, 4});
+  CHECK_NOTHROW(e.add_(1));
+}

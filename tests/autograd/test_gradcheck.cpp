@@ -73,6 +73,41 @@ TEST_CASE("gradcheck: unary ops") {
   check([](const Inputs& v) { return v[0].relu(); }, {rnd({3, 4})});
 }
 
+TEST_CASE("gradcheck: sin, cos, log1p, expm1, erf (issue 18)") {
+  check([](const Inputs& v) { return v[0].sin(); }, {rnd_t(2, 3)});
+  check([](const Inputs& v) { return v[0].cos(); }, {rnd({2, 3})});
+  check([](const Inputs& v) { return v[0].log1p(); }, {pos({2, 3})});
+  check([](const Inputs& v) { return v[0].expm1(); }, {rnd_t(3, 2)});
+  check([](const Inputs& v) { return v[0].erf(); }, {rnd({5})});
+  // Piecewise constant: a zero gradient (inputs away from the jumps: 0.25 + integers).
+  Tensor x = (kd::randint(-5, 5, {6}).to(kd::kFloat64) + 0.25).detach().requires_grad_();
+  for (auto f : {+[](const Tensor& t) { return t.floor(); }, +[](const Tensor& t) { return t.ceil(); },
+                 +[](const Tensor& t) { return t.round(); }, +[](const Tensor& t) { return t.trunc(); },
+                 +[](const Tensor& t) { return t.sign(); }}) {
+    check([f](const Inputs& v) { return f(v[0]); }, {x});
+  }
+}
+
+TEST_CASE("gradcheck: index_select, gather, scatter, scatter_add, masked_fill (issue 18)") {
+  const Tensor idx = kd::tensor(std::vector<std::int64_t>{2, 0, 2}, {3});
+  check([idx](const Inputs& v) { return v[0].index_select(1, idx); }, {rnd_t(2, 3)});
+  const Tensor pos = kd::tensor(std::vector<std::int64_t>{0, 0, 3, 1, 2, 2}, {3, 2});
+  check([pos](const Inputs& v) { return v[0].gather(1, pos); }, {rnd({3, 4})});
+  check_multi([pos](const Inputs& v) { return Inputs{v[0].scatter_add(1, pos, v[1])}; }, {rnd({3, 4}), rnd({3, 2})});
+  const Tensor uniq = kd::tensor(std::vector<std::int64_t>{0, 2, 1, 3, 3, 0}, {3, 2});  // no repeats per row
+  check_multi([uniq](const Inputs& v) { return Inputs{v[0].scatter(1, uniq, v[1])}; }, {rnd({3, 4}), rnd({3, 2})});
+  check([uniq](const Inputs& v) { return v[0].scatter(1, uniq, 2.0); }, {rnd({3, 4})});
+  const Tensor mask = kd::tensor({true, false, true, false});
+  check([mask](const Inputs& v) { return v[0].masked_fill(mask, -1.0); }, {rnd_t(3, 4)});
+}
+
+TEST_CASE("gradcheck: tril, triu, flip, outer (issue 18)") {
+  check([](const Inputs& v) { return kd::tril(v[0], -1); }, {rnd_t(3, 4)});
+  check([](const Inputs& v) { return kd::triu(v[0], 1); }, {rnd({2, 3, 3})});
+  check([](const Inputs& v) { return v[0].flip({0, 1}); }, {rnd_t(2, 3)});
+  check_multi([](const Inputs& v) { return Inputs{kd::outer(v[0], v[1])}; }, {rnd({3}), rnd({2})});
+}
+
 TEST_CASE("gradcheck: clamp, maximum, minimum, where") {
   check([](const Inputs& v) { return v[0].clamp(-0.5, 0.5); }, {rnd({3, 4})});
   check([](const Inputs& v) { return v[0].clamp(0.1); }, {rnd({3, 4})});

@@ -1,4 +1,7 @@
 // Chapter 1 parity: the Kindling twin of every case in ch01_tensor.py.
+#include <cmath>
+#include <limits>
+
 #include "parity.hpp"
 
 using namespace kindling::indexing;
@@ -208,3 +211,186 @@ PARITY_CASE("zeros/float64") { return kd::zeros({2, 3}, {.dtype = kd::kFloat64})
 PARITY_CASE("full/int") { return kd::full({2, 2}, 7, {.dtype = kd::kInt64}); }
 PARITY_CASE("tensor/nested-float") { return kd::tensor({{1., 2.}, {3., 4.}}); }
 PARITY_CASE("tensor/nested-int") { return kd::tensor({{1, 2, 3}, {4, 5, 6}}); }
+
+// ---- a Python number takes part in type promotion before it is converted (issue 18) -------------
+PARITY_CASE("div/uint8-by-negative-int-scalar") { return in["a"] / -1; }
+PARITY_CASE("div/negative-int-scalar-by-uint8") { return -1 / in["a"]; }
+PARITY_CASE("div/uint8-by-int-scalar-over-255") { return in["a"] / 300; }
+PARITY_CASE("div/bool-by-negative-int-scalar") { return in["a"] / -2; }
+PARITY_CASE("div/uint8-0d-by-negative-int-scalar") { return in["a"] / -1; }
+PARITY_CASE("add/uint8-int-scalar-wraps") { return in["a"] + 300; }
+PARITY_CASE("add/uint8-negative-int-scalar") { return in["a"] + -1; }
+PARITY_CASE("mul/uint8-negative-int-scalar") { return in["a"] * -1; }
+PARITY_CASE("rsub/int-scalar-minus-uint8") { return 300 - in["a"]; }
+PARITY_CASE("div_/uint8-by-int-scalar-refused") { return in["a"].div_(2); }
+PARITY_CASE("full/uint8-overflow") { return kd::full({2}, 300, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-negative-wraps") { return kd::full({3}, -1, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-below-wrap-range") { return kd::full({3}, -256, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-fraction-truncates") { return kd::full({3}, 2.5, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/uint8-negative-float") { return kd::full({3}, -0.5, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full/float32-overflow") { return kd::full({2}, 1e40); }
+PARITY_CASE("full/float32-inf") { return kd::full({2}, std::numeric_limits<double>::infinity()); }
+PARITY_CASE("full/int64-nan") { return kd::full({2}, std::nan(""), {.dtype = kd::kInt64}); }
+PARITY_CASE("full/bool-any-number") { return kd::full({2}, 256, {.dtype = kd::kBool}); }
+PARITY_CASE("scalar_tensor/uint8-overflow") { return kd::scalar_tensor(300, {.dtype = kd::kUInt8}); }
+PARITY_CASE("full_like/uint8-overflow") { return kd::full_like(in["a"], 300); }
+PARITY_CASE("fill_/uint8-overflow") { return in["a"].fill_(300); }
+PARITY_CASE("fill_/uint8-negative-wraps") { return in["a"].fill_(-1); }
+PARITY_CASE("fill_/float32-overflow") { return in["a"].fill_(1e40); }
+PARITY_CASE("clamp/uint8-bound-overflow") { return kd::clamp(in["a"], 0, 300); }
+PARITY_CASE("clamp/uint8-negative-bound-wraps") { return kd::clamp(in["a"], -1); }
+PARITY_CASE("clamp/uint8-float-bound-promotes") { return kd::clamp(in["a"], 2.5); }
+PARITY_CASE("clamp/float32-bound-overflow") { return kd::clamp(in["a"], -1e40, 1e40); }
+PARITY_CASE("where/uint8-scalar-overflow") { return kd::where(in["c"], in["a"], 300); }
+PARITY_CASE("where/uint8-negative-scalar-wraps") { return kd::where(in["c"], in["a"], -1); }
+PARITY_CASE("where/float32-scalar-overflow") { return kd::where(in["c"], in["a"], 1e40); }
+PARITY_CASE("pow/uint8-exponent-overflow") { return in["a"].pow(256); }
+PARITY_CASE("pow/uint8-exponent-255") { return in["a"].pow(255); }
+PARITY_CASE("pow/float32-huge-exponent") { return in["a"].pow(1e40); }
+PARITY_CASE("pow/bool-int-scalar") { return in["a"].pow(2); }
+PARITY_CASE("add/uint8-alpha-overflow") { return kd::add(in["a"], in["b"], 300); }
+PARITY_CASE("add/float32-alpha-overflow") { return kd::add(in["a"], in["b"], 1e40); }
+
+// ---- an in-place op on a tensor with no elements has nothing to overlap (issue 18) ----------------
+PARITY_CASE("add_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.add_(1); }
+PARITY_CASE("zero_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.zero_(); }
+PARITY_CASE("fill_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.fill_(2); }
+PARITY_CASE("copy_/empty-expanded") { auto e = in["a"].expand({3, 0, 4}); return e.copy_(in["b"]); }
+PARITY_CASE("mul_/expanded-refused") { auto e = in["a"].expand({3, 4}); return e.mul_(2); }
+
+// ---- where PyTorch refuses (issue 18) -------------------------------------------------------------
+PARITY_CASE("sub/float-minus-bool-0d") { return in["a"] - in["b"]; }
+PARITY_CASE("sub/bool-minus-float") { return in["a"] - in["b"]; }
+PARITY_CASE("sub/float-minus-true") { return in["a"] - true; }
+PARITY_CASE("sub/true-minus-float") { return true - in["a"]; }
+PARITY_CASE("sub_/int-minus-true") { return in["a"].sub_(true); }
+PARITY_CASE("sub_/float-minus-bool") { return in["a"].sub_(in["b"]); }
+PARITY_CASE("rsub/float-bool-alpha") { return kd::sub(in["a"], in["b"], 2); }
+PARITY_CASE("add/float-plus-bool") { return in["a"] + in["b"]; }
+PARITY_CASE("argmax/bool-refused") { return in["x"].argmax(); }
+PARITY_CASE("argmax/bool-dim-refused") { return in["x"].argmax(0); }
+PARITY_CASE("argmin/bool-refused") { return in["x"].argmin(); }
+PARITY_CASE("pow/bool-bool-refused") { return kd::pow(in["a"], in["b"]); }
+PARITY_CASE("pow/bool-true-refused") { return in["a"].pow(true); }
+PARITY_CASE("pow/bool-int") { return kd::pow(in["a"], in["b"]); }
+PARITY_CASE("flatten/0d") { return in["x"].flatten(); }
+PARITY_CASE("flatten/0d-negative-dims") { return in["x"].flatten(-1, -1); }
+PARITY_CASE("flatten/0d-start-out-of-range") { return in["x"].flatten(1); }
+PARITY_CASE("flatten/0d-end-out-of-range") { return in["x"].flatten(0, -2); }
+PARITY_CASE("allclose/other-broadcasts-self") { return kd::scalar_tensor(kd::allclose(in["a"], in["b"]), {.dtype = kd::kBool}); }
+PARITY_CASE("allclose/self-broadcasts-other") { return kd::scalar_tensor(kd::allclose(in["a"], in["b"]), {.dtype = kd::kBool}); }
+
+// ---- x[...] is a new view of x, not x itself (issue 18) -------------------------------------------
+PARITY_CASE("index/ellipsis-alone") { return in["x"].index({Ellipsis}); }
+PARITY_CASE("index/ellipsis-0d") { return in["x"].index({Ellipsis}); }
+
+// ---- more pointwise functions (issue 18) -----------------------------------------------------------
+#define POINTWISE_CASES(name, fn)                                          \
+  PARITY_CASE(name "/basic") { return kd::fn(in["x"]); }                   \
+  PARITY_CASE(name "/transposed") { return in["x"].t().fn(); }             \
+  PARITY_CASE(name "/float64") { return kd::fn(in["x"]); }                 \
+  PARITY_CASE(name "/empty") { return kd::fn(in["x"]); }                   \
+  PARITY_CASE(name "/0d") { return in["x"].fn(); }
+POINTWISE_CASES("sin", sin)
+POINTWISE_CASES("cos", cos)
+POINTWISE_CASES("log1p", log1p)
+POINTWISE_CASES("expm1", expm1)
+POINTWISE_CASES("erf", erf)
+POINTWISE_CASES("floor", floor)
+POINTWISE_CASES("ceil", ceil)
+POINTWISE_CASES("round", round)
+POINTWISE_CASES("trunc", trunc)
+POINTWISE_CASES("sign", sign)
+#undef POINTWISE_CASES
+PARITY_CASE("sin/int-promotes") { return kd::sin(in["x"]); }
+PARITY_CASE("log1p/int-promotes") { return kd::log1p(in["x"]); }
+PARITY_CASE("expm1/int-promotes") { return kd::expm1(in["x"]); }
+PARITY_CASE("erf/int-promotes") { return kd::erf(in["x"]); }
+#define KEEPS_DTYPE_CASES(name, fn)                                        \
+  PARITY_CASE(name "/int64-stays") { return kd::fn(in["x"]); }             \
+  PARITY_CASE(name "/uint8-stays") { return kd::fn(in["x"]); }
+KEEPS_DTYPE_CASES("floor", floor)
+KEEPS_DTYPE_CASES("ceil", ceil)
+KEEPS_DTYPE_CASES("round", round)
+KEEPS_DTYPE_CASES("trunc", trunc)
+KEEPS_DTYPE_CASES("sign", sign)
+#undef KEEPS_DTYPE_CASES
+PARITY_CASE("floor/bool-refused") { return kd::floor(in["x"]); }
+PARITY_CASE("ceil/bool-refused") { return kd::ceil(in["x"]); }
+PARITY_CASE("round/bool-refused") { return kd::round(in["x"]); }
+PARITY_CASE("trunc/bool-refused") { return kd::trunc(in["x"]); }
+PARITY_CASE("sign/bool") { return kd::sign(in["x"]); }
+PARITY_CASE("round/half-to-even") { return kd::round(in["x"]); }
+PARITY_CASE("sign/nan-and-zeros") { return kd::sign(in["x"]); }
+PARITY_CASE("log1p/tiny") { return kd::log1p(in["x"]); }
+PARITY_CASE("expm1/tiny") { return kd::expm1(in["x"]); }
+
+// ---- indexing with tensors (issue 18) ---------------------------------------------------------------
+PARITY_CASE("index_select/dim0") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/dim1-transposed") { return in["x"].t().index_select(1, in["i"]); }
+PARITY_CASE("index_select/0d-index") { return in["x"].index_select(-1, in["i"]); }
+PARITY_CASE("index_select/empty-index") { return in["x"].index_select(1, in["i"]); }
+PARITY_CASE("index_select/0d-self") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/int64-values") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/out-of-range") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/negative") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/2d-index") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/float-index") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("gather/dim1") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/dim0-wider") { return in["x"].gather(0, in["i"]); }
+PARITY_CASE("gather/labels") { return in["x"].gather(1, in["t"].unsqueeze(1)); }
+PARITY_CASE("gather/3d-transposed") { return in["x"].transpose(0, 2).gather(1, in["i"]); }
+PARITY_CASE("gather/0d") { return in["x"].gather(0, in["i"]); }
+PARITY_CASE("gather/empty") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/out-of-range") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/bad-rank") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/too-big") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/float-index") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("scatter_add/dim0-repeats") { return in["x"].scatter_add(0, in["i"], in["s"]); }
+PARITY_CASE("scatter_add/dim1-smaller-src-view") {
+  return in["x"].scatter_add(1, in["i"], in["s"].index({Slice(), Slice(None, None, 2)}));
+}
+PARITY_CASE("scatter_add/int64") { return in["x"].scatter_add(1, in["i"], in["s"]); }
+PARITY_CASE("scatter_add/dtype-mismatch") { return in["x"].scatter_add(0, in["i"], in["s"]); }
+PARITY_CASE("scatter/src") { return in["x"].scatter(1, in["i"], in["s"]); }
+PARITY_CASE("scatter/value") { return in["x"].scatter(1, in["i"], -7.5); }
+PARITY_CASE("scatter/value-overflow") { return in["x"].scatter(0, in["i"], 300); }
+PARITY_CASE("masked_fill/broadcast-mask") { return in["x"].masked_fill(in["m"], -1.0); }
+PARITY_CASE("masked_fill/mask-broadcasts-self") { return in["x"].masked_fill(in["m"], 2.0); }
+PARITY_CASE("masked_fill/int-truncates") { return in["x"].masked_fill(in["m"], 2.5); }
+PARITY_CASE("masked_fill/transposed") { return in["x"].t().masked_fill(in["m"], 0.0); }
+PARITY_CASE("masked_fill/overflow") { return in["x"].masked_fill(in["m"], 1e40); }
+PARITY_CASE("masked_fill/attention-mask") {
+  // the causal mask, built without triu (not in Kindling yet): column > row
+  const Tensor r = kd::arange(3).unsqueeze(1), c = kd::arange(3).unsqueeze(0);
+  return in["s"].masked_fill(c > r, -std::numeric_limits<double>::infinity());
+}
+
+// ---- tril/triu, flip, outer, any/all (issue 18) ----------------------------------------------------
+PARITY_CASE("tril/basic") { return kd::tril(in["x"]); }
+PARITY_CASE("tril/diagonal-batched") { return kd::tril(in["x"], -1); }
+PARITY_CASE("triu/diagonal-transposed") { return kd::triu(in["x"].t(), 1); }
+PARITY_CASE("triu/int64") { return kd::triu(in["x"]); }
+PARITY_CASE("triu/empty") { return kd::triu(in["x"]); }
+PARITY_CASE("tril/1d-refused") { return kd::tril(in["x"]); }
+PARITY_CASE("flip/dim0") { return in["x"].flip({0}); }
+PARITY_CASE("flip/dims-transposed") { return in["x"].t().flip({0, -1}); }
+PARITY_CASE("flip/sliced") { return in["x"].index({Slice(), Slice(None, None, 2)}).flip({1}); }
+PARITY_CASE("flip/bool") { return in["x"].flip({0}); }
+PARITY_CASE("flip/empty") { return in["x"].flip({0}); }
+PARITY_CASE("flip/0d") { return in["x"].flip({0}); }
+PARITY_CASE("flip/repeated-dim") { return in["x"].flip({0, 0}); }
+PARITY_CASE("outer/basic") { return kd::outer(in["a"], in["b"]); }
+PARITY_CASE("outer/int-float") { return kd::outer(in["a"], in["b"]); }
+PARITY_CASE("outer/matrix-refused") { return kd::outer(in["a"], in["b"]); }
+PARITY_CASE("any/float") { return in["x"].any(); }
+PARITY_CASE("any/none") { return in["x"].any(); }
+PARITY_CASE("any/nan-counts") { return in["x"].any(); }
+PARITY_CASE("any/dim-keepdim") { return in["x"].any(1, true); }
+PARITY_CASE("all/dim") { return in["x"].all(0); }
+PARITY_CASE("all/empty") { return in["x"].all(); }
+PARITY_CASE("any/empty") { return in["x"].any(); }
+PARITY_CASE("any/empty-dim") { return in["x"].any(1); }
+PARITY_CASE("all/uint8-stays-uint8") { return in["x"].all(); }
+PARITY_CASE("any/uint8-dim") { return in["x"].any(0); }
+PARITY_CASE("all/0d") { return in["x"].all(0); }

@@ -188,3 +188,95 @@ PARITY_CASE("double/hessian-vector-product") {
   const Tensor g = grad_of((x.tanh() * x).sum() + x.pow(3).sum(), x);
   return grad_of((g * in["v"]).sum(), x);
 }
+
+// ---- issue 18: x[...] is a new view (AliasBackward0), not x itself --------------------------------
+PARITY_CASE("graph/ellipsis-alias") { return in["x"].index({kd::indexing::Ellipsis}) * 2; }
+PARITY_CASE("graph/ellipsis-alias-0d") { return in["x"].index({kd::indexing::Ellipsis}).exp(); }
+PARITY_CASE("ellipsis/retain-grad-of-alias") {
+  Tensor y = in["x"].index({kd::indexing::Ellipsis});
+  y.retain_grad();
+  (y * y).sum().backward();
+  return {y.grad(), in["x"].grad()};
+}
+
+// ---- issue 18: a second backward without retain_graph, and saved tensors edited in place ----------
+namespace {
+Tensor twice(const Tensor& y) {
+  y.backward();
+  y.backward();
+  return y;
+}
+Tensor edit_saved(const Tensor& x) {
+  Tensor y = x.exp();
+  y.detach().add_(1);
+  return y.sum();
+}
+}  // namespace
+PARITY_CASE("backward-twice/add-scalar") { return twice((in["x"] + 1).sum()); }
+PARITY_CASE("backward-twice/sub") { return twice((in["x"] - 1).sum()); }
+PARITY_CASE("backward-twice/neg") { return twice((-in["x"]).sum()); }
+PARITY_CASE("backward-twice/mean") { return twice(in["x"].mean()); }
+PARITY_CASE("backward-twice/view") { return twice(in["x"].view({3, 1}).sum()); }
+PARITY_CASE("backward-twice/clone") { return twice(in["x"].clone().sum()); }
+PARITY_CASE("backward-twice/sum-of-empty-slice") { return twice(in["x"].slice(0, 0, 0).sum()); }
+PARITY_CASE("backward-twice/sum-empty-leaf") { return twice(in["x"].sum()); }
+PARITY_CASE("backward-twice/sum-dim-empty-leaf") { return twice(in["x"].sum(0).sum()); }
+PARITY_CASE("backward-twice/mul-scalar-refused") { return twice((in["x"] * 2).sum()); }
+PARITY_CASE("backward-twice/div-scalar-refused") { return twice((in["x"] / 2).sum()); }
+PARITY_CASE("backward-twice/mul-self-refused") { return twice((in["x"] * in["x"]).sum()); }
+PARITY_CASE("backward-twice/exp-refused") { return twice(in["x"].exp().sum()); }
+PARITY_CASE("backward-twice/relu-refused") { return twice(in["x"].relu().sum()); }
+PARITY_CASE("backward-twice/tanh-refused") { return twice(in["x"].tanh().sum()); }
+PARITY_CASE("backward-twice/sigmoid-refused") { return twice(in["x"].sigmoid().sum()); }
+PARITY_CASE("backward-twice/pow-refused") { return twice(in["x"].pow(2).sum()); }
+PARITY_CASE("backward-twice/max-refused") { return twice(in["x"].max()); }
+PARITY_CASE("backward-twice/softmax-refused") { return twice(in["x"].softmax(0).sum()); }
+PARITY_CASE("backward-twice/matmul-refused") { return twice(in["x"].view({1, 3}).matmul(in["x"].view({3, 1})).sum()); }
+PARITY_CASE("saved-edited/exp-result-through-detach") { return twice(edit_saved(in["x"])); }
+PARITY_CASE("saved-edited/exp-result-backward") {
+  edit_saved(in["x"]).backward();
+  return in["x"];
+}
+PARITY_CASE("saved-edited/mul-input-through-detach") {
+  Tensor a = in["x"] * 1;
+  Tensor y = a * a;
+  a.detach().mul_(2);
+  y.sum().backward();
+  return in["x"];
+}
+
+// ---- more pointwise functions (issue 18) -----------------------------------------------------------
+#define POINTWISE_GRAD_CASES(name, fn)                                            \
+  PARITY_CASE(name "/grad-transposed") { return in["x"].t().fn(); }                \
+  PARITY_CASE(name "/grad-float64") { return kd::fn(in["x"]); }
+POINTWISE_GRAD_CASES("sin", sin)
+POINTWISE_GRAD_CASES("cos", cos)
+POINTWISE_GRAD_CASES("log1p", log1p)
+POINTWISE_GRAD_CASES("expm1", expm1)
+POINTWISE_GRAD_CASES("erf", erf)
+POINTWISE_GRAD_CASES("floor", floor)
+POINTWISE_GRAD_CASES("ceil", ceil)
+POINTWISE_GRAD_CASES("round", round)
+POINTWISE_GRAD_CASES("trunc", trunc)
+POINTWISE_GRAD_CASES("sign", sign)
+#undef POINTWISE_GRAD_CASES
+
+// ---- indexing with tensors (issue 18) ---------------------------------------------------------------
+PARITY_CASE("index_select/repeats") { return in["x"].index_select(0, in["i"]); }
+PARITY_CASE("index_select/dim1-transposed") { return in["x"].t().index_select(1, in["i"]); }
+PARITY_CASE("index_select/0d-index") { return in["x"].index_select(1, in["i"]); }
+PARITY_CASE("gather/repeats") { return in["x"].gather(1, in["i"]); }
+PARITY_CASE("gather/3d-transposed") { return in["x"].transpose(0, 2).gather(1, in["i"]); }
+PARITY_CASE("gather/nll-by-hand") { return -in["x"].log_softmax(1).gather(1, in["t"].unsqueeze(1)).mean(); }
+PARITY_CASE("scatter_add/both") { return in["x"].scatter_add(0, in["i"], in["s"]); }
+PARITY_CASE("scatter_add/index-smaller-than-self") { return in["x"].scatter_add(1, in["i"], in["s"]); }
+PARITY_CASE("scatter/both") { return in["x"].scatter(1, in["i"], in["s"]); }
+PARITY_CASE("scatter/value") { return in["x"].scatter(1, in["i"], 5.0); }
+PARITY_CASE("masked_fill/broadcast") { return in["x"].masked_fill(in["m"], 0.5); }
+PARITY_CASE("masked_fill/mask-broadcasts-self") { return in["x"].masked_fill(in["m"], 0.5); }
+
+// ---- tril/triu, flip, outer (issue 18) --------------------------------------------------------------
+PARITY_CASE("tril/graph") { return kd::tril(in["x"], 1); }
+PARITY_CASE("triu/batched-transposed") { return kd::triu(in["x"].transpose(1, 2), -1); }
+PARITY_CASE("flip/graph") { return in["x"].t().flip({0, 1}); }
+PARITY_CASE("outer/graph") { return kd::outer(in["a"], in["b"]); }

@@ -155,3 +155,103 @@ case("double/hessian-vector-product",
      lambda x, v: torch.autograd.grad((_grad((x.tanh() * x).sum() + (x ** 3).sum(), x) * v).sum(), x,
                                       create_graph=True)[0],
      grad=True, nograd=("v",), x=randn(5), v=randn(5))
+
+# ---- issue 18: x[...] is a new view (AliasBackward0), not x itself --------------------------------
+case("graph/ellipsis-alias", lambda x: x[...] * 2, graph=True, x=randn(2, 3))
+case("graph/ellipsis-alias-0d", lambda x: x[...].exp(), graph=True, x=randn())
+
+
+def _retained(x):
+    # the alias is not a leaf: it keeps its own gradient only when asked, like any other view
+    y = x[...]
+    y.retain_grad()
+    (y * y).sum().backward()
+    return y.grad, x.grad
+
+
+case("ellipsis/retain-grad-of-alias", _retained, grad=True, x=randn(3))
+
+
+# ---- issue 18: a second backward without retain_graph, and saved tensors edited in place ----------
+# PyTorch refuses exactly when a node of the graph needs a saved tensor it has already freed; graphs
+# whose nodes save nothing (add, sub, neg, sum, view) run again and accumulate.
+def _twice(y):
+    y.backward()
+    y.backward()
+    return y
+
+
+for name, f in [("add-scalar", lambda x: (x + 1).sum()), ("sub", lambda x: (x - 1).sum()),
+                ("neg", lambda x: (-x).sum()), ("mean", lambda x: x.mean()),
+                ("view", lambda x: x.view(3, 1).sum()), ("clone", lambda x: x.clone().sum()),
+                ("sum-of-empty-slice", lambda x: x[:0].sum())]:
+    case(f"backward-twice/{name}", lambda x, f=f: _twice(f(x)), grad=True, x=randn(3))
+# The gradient of an empty leaf is an expanded (stride-0) empty tensor: accumulating into it again is fine.
+case("backward-twice/sum-empty-leaf", lambda x: _twice(x.sum()), grad=True, x=randn(0, 4))
+case("backward-twice/sum-dim-empty-leaf", lambda x: _twice(x.sum(0).sum()), grad=True, x=randn(0, 4))
+for name, f in [("mul-scalar", lambda x: (x * 2).sum()), ("div-scalar", lambda x: (x / 2).sum()),
+                ("mul-self", lambda x: (x * x).sum()), ("exp", lambda x: x.exp().sum()),
+                ("relu", lambda x: x.relu().sum()), ("tanh", lambda x: x.tanh().sum()),
+                ("sigmoid", lambda x: x.sigmoid().sum()), ("pow", lambda x: (x ** 2).sum()),
+                ("max", lambda x: x.max()), ("softmax", lambda x: x.softmax(0).sum()),
+                ("matmul", lambda x: (x.view(1, 3) @ x.view(3, 1)).sum())]:
+    case(f"backward-twice/{name}-refused", lambda x, f=f: _twice(f(x)), grad=True, expect_error=True, x=randn(3))
+
+
+def _edit_saved(x):
+    y = x.exp()             # ExpBackward0 saves its result y
+    y.detach().add_(1)      # same storage: y's version moves on
+    return y.sum()
+
+
+case("saved-edited/exp-result-through-detach", lambda x: _twice(_edit_saved(x)), grad=True, expect_error=True,
+     x=randn(3))
+case("saved-edited/exp-result-backward", lambda x: _edit_saved(x).backward(), grad=True, expect_error=True, x=randn(3))
+
+
+def _edit_input(x):
+    a = x * 1
+    y = a * a               # MulBackward0 saves a (both sides)
+    a.detach().mul_(2)
+    y.sum().backward()
+
+
+case("saved-edited/mul-input-through-detach", _edit_input, grad=True, expect_error=True, x=randn(3))
+
+# ---- more pointwise functions (issue 18): gradients, and the graph's node names ------------------
+for name, inp in [("sin", randn(3, 4, scale=3)), ("cos", randn(3, 4, scale=3)), ("log1p", rand(3, 4, low=-0.9, high=3)),
+                  ("expm1", randn(3, 4)), ("erf", randn(3, 4, scale=2)), ("floor", randn(3, 4, scale=3)),
+                  ("ceil", randn(3, 4, scale=3)), ("round", randn(3, 4, scale=3)), ("trunc", randn(3, 4, scale=3)),
+                  ("sign", randn(3, 4))]:
+    f = getattr(torch, name)
+    case(f"{name}/grad-transposed", lambda x, f=f: f(x.t()), graph=True, x=inp)
+    case(f"{name}/grad-float64", f, grad=True, x=Input(inp.kind, inp.shape, "float64", **inp.opts))
+
+# ---- indexing with tensors (issue 18): gradients flow back to the positions they came from -------
+case("index_select/repeats", lambda x, i: x.index_select(0, i), graph=True, x=randn(4, 3),
+     i=value([3, 0, 0, 2], dtype="int64"))
+case("index_select/dim1-transposed", lambda x, i: x.t().index_select(1, i), grad=True, x=randn(3, 4),
+     i=value([1, 1, 2], dtype="int64"))
+case("index_select/0d-index", lambda x, i: x.index_select(1, i), grad=True, x=randn(2, 3), i=value(2, dtype="int64"))
+case("gather/repeats", lambda x, i: x.gather(1, i), graph=True, x=randn(3, 4), i=value([[0, 0], [3, 1], [2, 2]], dtype="int64"))
+case("gather/3d-transposed", lambda x, i: x.transpose(0, 2).gather(1, i), grad=True, x=randn(2, 3, 4),
+     i=randint(0, 3, 4, 2, 2))
+case("gather/nll-by-hand", lambda x, t: -x.log_softmax(1).gather(1, t.unsqueeze(1)).mean(), grad=True, x=randn(5, 4),
+     t=randint(0, 4, 5))
+case("scatter_add/both", lambda x, i, s: x.scatter_add(0, i, s), graph=True, x=randn(3, 4), i=randint(0, 3, 5, 4),
+     s=randn(5, 4))
+# (an index smaller than src: PyTorch 1.13's own backward fails there, so the case keeps src = index's shape)
+case("scatter_add/index-smaller-than-self", lambda x, i, s: x.scatter_add(1, i, s), grad=True, x=randn(3, 4),
+     i=randint(0, 4, 2, 2), s=randn(2, 2))
+case("scatter/both", lambda x, i, s: x.scatter(1, i, s), graph=True, x=randn(3, 4),
+     i=value([[0, 2], [1, 3], [3, 0]], dtype="int64"), s=randn(3, 2))
+case("scatter/value", lambda x, i: x.scatter(1, i, 5.0), graph=True, x=randn(3, 4), i=value([[0], [3], [1]], dtype="int64"))
+case("masked_fill/broadcast", lambda x, m: x.masked_fill(m, 0.5), graph=True, x=randn(3, 4), m=randint(0, 2, 4, dtype="bool"))
+case("masked_fill/mask-broadcasts-self", lambda x, m: x.masked_fill(m, 0.5), grad=True, x=randn(4),
+     m=randint(0, 2, 3, 4, dtype="bool"))
+
+# ---- tril/triu, flip, outer (issue 18) --------------------------------------------------------------
+case("tril/graph", lambda x: torch.tril(x, 1), graph=True, x=randn(3, 4))
+case("triu/batched-transposed", lambda x: torch.triu(x.transpose(1, 2), -1), grad=True, x=randn(2, 4, 3))
+case("flip/graph", lambda x: x.t().flip((0, 1)), graph=True, x=randn(3, 4))
+case("outer/graph", torch.outer, graph=True, a=randn(3), b=randn(4))

@@ -65,6 +65,21 @@ OPT_CASE("adam/float64", optim::Adam(p, {.lr = 1e-2}))
 OPT_CASE("adamw/default", optim::AdamW(p, {.lr = 1e-2}))
 OPT_CASE("adamw/weight-decay", optim::AdamW(p, {.lr = 1e-2, .weight_decay = 0.5}))
 OPT_CASE("adamw/amsgrad", optim::AdamW(p, {.lr = 1e-2, .weight_decay = 0.1, .amsgrad = true}))
+// issue 18: the option checks of torch.optim
+OPT_CASE("sgd/negative-lr", optim::SGD(p, {.lr = -0.1}))
+OPT_CASE("sgd/negative-momentum", optim::SGD(p, {.lr = 0.1, .momentum = -0.5}))
+OPT_CASE("sgd/negative-weight-decay", optim::SGD(p, {.lr = 0.1, .weight_decay = -0.1}))
+OPT_CASE("sgd/nesterov-without-momentum", optim::SGD(p, {.lr = 0.1, .nesterov = true}))
+OPT_CASE("sgd/nesterov-with-dampening", optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .dampening = 0.1, .nesterov = true}))
+OPT_CASE("adam/negative-lr", optim::Adam(p, {.lr = -1e-3}))
+OPT_CASE("adam/negative-eps", optim::Adam(p, {.eps = -1e-8}))
+OPT_CASE("adam/beta1-one", optim::Adam(p, {.betas = {1.0, 0.999}}))
+OPT_CASE("adam/beta2-negative", optim::Adam(p, {.betas = {0.9, -0.1}}))
+OPT_CASE("adam/negative-weight-decay", optim::Adam(p, {.weight_decay = -0.1}))
+OPT_CASE("adamw/negative-weight-decay", optim::AdamW(p, {.weight_decay = -0.1}))
+OPT_CASE("adamw/beta2-one", optim::AdamW(p, {.betas = {0.9, 1.0}}))
+OPT_CASE("sgd/zero-lr", optim::SGD(p, {.lr = 0.0, .momentum = 0.9}))
+OPT_CASE("adam/zero-betas", optim::Adam(p, {.lr = 1e-2, .betas = {0.0, 0.0}}))
 
 PARITY_CASE("sched/step") {
   return lr_sequence([](optim::Optimizer& o) { return optim::StepLR(o, 7, 0.5); }, epoch_step);
@@ -133,6 +148,21 @@ PARITY_CASE("loss/bce-with-logits-pos-weight") {
 }
 PARITY_CASE("loss/bce-with-logits-weight-none") {
   return kd::nn::BCEWithLogitsLoss({.reduction = R::None, .weight = in["w"]})(in["x"], in["y"]);
+}
+PARITY_CASE("loss/bce-with-logits-weight-per-class") {
+  return kd::nn::BCEWithLogitsLoss({.weight = in["w"]})(in["x"], in["y"]);
+}
+PARITY_CASE("loss/bce-with-logits-weight-beyond-input") {
+  return kd::nn::BCEWithLogitsLoss({.weight = in["w"]})(in["x"], in["y"]);
+}
+PARITY_CASE("loss/bce-with-logits-pos-weight-beyond-input") {
+  return kd::nn::BCEWithLogitsLoss({.pos_weight = in["pw"]})(in["x"], in["y"]);
+}
+PARITY_CASE("loss/bce-with-logits-empty-batch") { return kd::nn::BCEWithLogitsLoss()(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-with-logits-empty-batch-backward-twice") {
+  kd::Tensor loss = kd::nn::BCEWithLogitsLoss({.reduction = R::Sum})(in["x"], in["y"]);
+  loss.backward({}, /*retain_graph=*/true);
+  return loss;
 }
 
 // ---- a whole training loop (train_loop() in the .py) ---------------------------------------------

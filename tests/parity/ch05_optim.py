@@ -45,6 +45,28 @@ opt_case("adam/float64", lambda p: torch.optim.Adam(p, lr=1e-2), dtype="float64"
 opt_case("adamw/default", lambda p: torch.optim.AdamW(p, lr=1e-2))
 opt_case("adamw/weight-decay", lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.5))
 opt_case("adamw/amsgrad", lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1, amsgrad=True))
+# issue 18: every option check torch.optim makes (the parameters are real leaves that require grad, so
+# only the option can be what is refused); and the edges it accepts.
+def opt_error_case(name, make_opt):
+    case(f"optim/{name}", trajectory(make_opt), w=randn(4, 3), b=randn(3), gw=randn(STEPS, 4, 3),
+         gb=randn(STEPS, 3), expect_error=True)
+
+
+opt_error_case("sgd/negative-lr", lambda p: torch.optim.SGD(p, lr=-0.1))
+opt_error_case("sgd/negative-momentum", lambda p: torch.optim.SGD(p, lr=0.1, momentum=-0.5))
+opt_error_case("sgd/negative-weight-decay", lambda p: torch.optim.SGD(p, lr=0.1, weight_decay=-0.1))
+opt_error_case("sgd/nesterov-without-momentum", lambda p: torch.optim.SGD(p, lr=0.1, nesterov=True))
+opt_error_case("sgd/nesterov-with-dampening",
+               lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1, nesterov=True))
+opt_error_case("adam/negative-lr", lambda p: torch.optim.Adam(p, lr=-1e-3))
+opt_error_case("adam/negative-eps", lambda p: torch.optim.Adam(p, eps=-1e-8))
+opt_error_case("adam/beta1-one", lambda p: torch.optim.Adam(p, betas=(1.0, 0.999)))
+opt_error_case("adam/beta2-negative", lambda p: torch.optim.Adam(p, betas=(0.9, -0.1)))
+opt_error_case("adam/negative-weight-decay", lambda p: torch.optim.Adam(p, weight_decay=-0.1))
+opt_error_case("adamw/negative-weight-decay", lambda p: torch.optim.AdamW(p, weight_decay=-0.1))
+opt_error_case("adamw/beta2-one", lambda p: torch.optim.AdamW(p, betas=(0.9, 1.0)))
+opt_case("sgd/zero-lr", lambda p: torch.optim.SGD(p, lr=0.0, momentum=0.9))
+opt_case("adam/zero-betas", lambda p: torch.optim.Adam(p, lr=1e-2, betas=(0.0, 0.0)))
 
 
 # ---- LR schedulers: the lr after each of 30 epochs --------------------------------------------
@@ -124,6 +146,27 @@ case("loss/bce-with-logits-pos-weight", lambda x, y, pw: F.binary_cross_entropy_
      grad=True, nograd=["pw"], x=randn(4, 3), y=rand(4, 3), pw=rand(3, low=0.5, high=3))
 case("loss/bce-with-logits-weight-none", lambda x, y, w: F.binary_cross_entropy_with_logits(
     x, y, weight=w, reduction="none"), grad=True, nograd=["w"], x=randn(4, 3), y=rand(4, 3), w=rand(4, 3))
+# issue 18: weights broadcast to the input's shape, never beyond it; an empty batch gives nan and backward
+# (twice, the second accumulating) works.
+case("loss/bce-with-logits-weight-per-class", lambda x, y, w: F.binary_cross_entropy_with_logits(x, y, weight=w),
+     grad=True, nograd=["w"], x=randn(4, 3), y=rand(4, 3), w=rand(3))
+case("loss/bce-with-logits-weight-beyond-input", lambda x, y, w: F.binary_cross_entropy_with_logits(x, y, weight=w),
+     grad=True, nograd=["w"], x=randn(4, 3), y=rand(4, 3), w=rand(2, 4, 3), expect_error=True)
+case("loss/bce-with-logits-pos-weight-beyond-input",
+     lambda x, y, pw: F.binary_cross_entropy_with_logits(x, y, pos_weight=pw), grad=True, nograd=["pw"],
+     x=randn(4, 3), y=rand(4, 3), pw=rand(2, 1, 3), expect_error=True)
+case("loss/bce-with-logits-empty-batch", lambda x, y: F.binary_cross_entropy_with_logits(x, y), grad=True,
+     nograd=["y"], x=randn(0, 4), y=rand(0, 4))
+
+
+def _bce_twice(x, y):
+    loss = F.binary_cross_entropy_with_logits(x, y, reduction="sum")
+    loss.backward(retain_graph=True)
+    return loss
+
+
+case("loss/bce-with-logits-empty-batch-backward-twice", _bce_twice, grad=True, nograd=["y"], x=randn(0, 4),
+     y=rand(0, 4))
 
 
 # ---- a whole training loop: SimpleNet-like 20 -> 16 -> 5 MLP, identical initial weights and batches ---

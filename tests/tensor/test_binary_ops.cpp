@@ -122,7 +122,42 @@ TEST_CASE("binary ops: bool arithmetic is logical, and bool subtraction is refus
   CHECK(values(t * f) == std::vector<double>{1, 0, 0});
   CHECK_THROWS_AS(t - f, kd::DTypeError);
   CHECK_THROWS_WITH(t - f, Contains("sub") && Contains("bool"));
-  CHECK((t - 1).dtype() == kd::kInt64);  // an int scalar lifts bool to int64
+  CHECK((t + 1).dtype() == kd::kInt64);  // an int scalar lifts bool to int64
+  // PyTorch refuses `-` whenever a bool takes part, tensor or number, on either side (issue 18).
+  const kd::Tensor x = sample({3}), b0 = kd::scalar_tensor(true, {.dtype = kd::kBool});
+  CHECK_THROWS_WITH(t - 1, Contains("sub") && Contains("bool") && Contains("logical_not"));
+  CHECK_THROWS_AS(x - b0, kd::DTypeError);
+  CHECK_THROWS_AS(x - true, kd::DTypeError);
+  CHECK_THROWS_AS(true - x, kd::DTypeError);
+  CHECK_THROWS_AS(kd::rsub(x, true), kd::DTypeError);
+  kd::Tensor i = kd::arange(3);
+  CHECK_THROWS_AS(i -= true, kd::DTypeError);
+  CHECK_THROWS_AS(kd::pow(t, f), kd::DTypeError);
+  CHECK_THROWS_WITH(t.pow(true), Contains("pow") && Contains("bool"));
+  CHECK(t.pow(2).dtype() == kd::kInt64);
+}
+
+TEST_CASE("binary ops: a number takes part in type promotion before it is converted (issue 18)") {
+  // uint8 / -1 is a true division by -1.0: converting -1 to uint8 first would divide by 255.
+  const kd::Tensor u = kd::tensor(std::vector<std::uint8_t>{0, 1, 2, 200}, {4});
+  const kd::Tensor uf = u.to(kd::kFloat32);
+  CHECK(values(u / -1) == values(-uf));
+  CHECK(values(u / 300) == values(uf / 300.0));
+  CHECK(values(-1 / u) == values(-1.0 / uf));
+  CHECK(values(u[1] / -1) == std::vector<double>{-1});  // a 0-d uint8 too
+  // An integer result wraps the number into its dtype, as PyTorch does: uint8 + 300 adds 44.
+  CHECK(values(u + 300) == values(u + 44));
+  CHECK((u + 300).dtype() == kd::kUInt8);
+}
+
+TEST_CASE("binary ops: a value stored in a dtype must fit it (issue 18)") {
+  const kd::Tensor u = kd::tensor(std::vector<std::uint8_t>{0, 1, 2}, {3});
+  CHECK_THROWS_AS(kd::add(u, u, 300), kd::ValueError);
+  CHECK_THROWS_WITH(kd::add(u, u, 300), Contains("add") && Contains("300") && Contains("uint8"));
+  CHECK_THROWS_AS(kd::add(sample({2}), sample({2}), 1e40), kd::ValueError);
+  CHECK_THROWS_WITH(u.pow(256), Contains("pow") && Contains("256") && Contains("uint8"));
+  CHECK(values(u.pow(255)) == values(u.pow(255)));  // in range: computes (wrapping like PyTorch)
+  CHECK(std::isinf(values(kd::full({1}, 2.0).pow(1e40))[0]));  // a float result keeps the exponent in double
 }
 
 TEST_CASE("add: alpha rules") {

@@ -1,5 +1,6 @@
 // Creation: dtype inference, shapes and bit-exact values against real PyTorch, plus the errors.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <kindling/tensor.hpp>
 
@@ -186,6 +187,29 @@ TEST_CASE("creation: ragged lists and bad sizes are refused") {
   CHECK_THROWS_AS(kd::zeros({2}, {.dtype = kd::kInt64, .requires_grad = true}), kd::DTypeError);
   CHECK_THROWS_WITH(kd::tensor({1, 2}, {.dtype = kd::kInt64, .requires_grad = true}), Contains("floating-point"));
   CHECK_THROWS_AS(kd::zeros({2}, {.device = kd::Device::parse("cuda")}), kd::DeviceError);
+}
+
+TEST_CASE("creation: a stored value must fit the dtype, with PyTorch's range rules (issue 18)") {
+  CHECK_THROWS_AS(kd::full({2}, 300, {.dtype = kd::kUInt8}), kd::ValueError);
+  CHECK_THROWS_WITH(kd::full({2}, 300, {.dtype = kd::kUInt8}),
+                    Contains("full") && Contains("300") && Contains("uint8") && Contains("0 to 255"));
+  CHECK(kd::full({2}, -1, {.dtype = kd::kUInt8}).to_vector<std::uint8_t>() == std::vector<std::uint8_t>{255, 255});
+  CHECK(kd::full({1}, 2.5, {.dtype = kd::kUInt8}).item<std::int64_t>() == 2);
+  CHECK_THROWS_AS(kd::full({1}, -0.5, {.dtype = kd::kUInt8}), kd::ValueError);
+  CHECK_THROWS_AS(kd::full({1}, -256, {.dtype = kd::kUInt8}), kd::ValueError);
+  CHECK_THROWS_AS(kd::full({1}, 1e40), kd::ValueError);
+  CHECK_THROWS_AS(kd::full({1}, std::nan(""), {.dtype = kd::kInt64}), kd::ValueError);
+  CHECK_THROWS_AS(kd::full({1}, 1e19, {.dtype = kd::kInt64}), kd::ValueError);
+  CHECK(std::isinf(kd::full({1}, INFINITY).item<float>()));
+  CHECK(kd::full({1}, 256, {.dtype = kd::kBool}).item<bool>());
+  CHECK_THROWS_AS(kd::scalar_tensor(300, {.dtype = kd::kUInt8}), kd::ValueError);
+  const kd::Tensor u = kd::zeros({3}, {.dtype = kd::kUInt8});
+  CHECK_THROWS_WITH(kd::full_like(u, 300), Contains("full_like"));
+  kd::Tensor w = u.clone();
+  CHECK_THROWS_WITH(w.fill_(256), Contains("fill_") && Contains("256"));
+  CHECK_THROWS_WITH(kd::clamp(u, 0, 300), Contains("clamp") && Contains("300"));
+  CHECK(kd::clamp(u, -1).to_vector<std::uint8_t>() == std::vector<std::uint8_t>{255, 255, 255});
+  CHECK_THROWS_WITH(kd::where(u > 0, u, 300), Contains("where") && Contains("300"));
 }
 
 TEST_CASE("creation: requires_grad option marks a leaf") {

@@ -121,3 +121,35 @@ TEST_CASE("index: integer entries give 0-d views that read and write single elem
   x.index_put_({1, -1}, 42);
   CHECK(e.item<std::int64_t>() == 42);
 }
+
+TEST_CASE("index: x[...] is a new view of x, not x itself (issue 18)") {
+  const kd::Tensor x = kd::arange(6).reshape({2, 3});
+  for (const kd::Tensor& y : {x.index({Ellipsis}), x.index({})}) {
+    CHECK_FALSE(y.is_same(x));
+    CHECK(y.shares_storage(x));
+    CHECK(y.shape() == x.shape());
+    CHECK(y.strides() == x.strides());
+    CHECK(y.storage_offset() == x.storage_offset());
+  }
+  CHECK_FALSE(x.index({Ellipsis, None}).is_same(x));
+  CHECK(kd::scalar_tensor(2).index({Ellipsis}).dim() == 0);
+}
+
+TEST_CASE("gather/scatter/index_select/masked_fill: bad positions and shapes are clear errors (issue 18)") {
+  const kd::Tensor x = kd::zeros({2, 3});
+  const auto idx = [](std::vector<std::int64_t> v, kd::Shape s) { return kd::tensor(v, s); };
+  CHECK_THROWS_AS(x.gather(1, idx({3}, {1, 1})), kd::IndexError);
+  CHECK_THROWS_WITH(x.gather(1, idx({-1}, {1, 1})), Contains("gather") && Contains("index -1") && Contains("size 3"));
+  CHECK_THROWS_WITH(x.gather(1, idx({0}, {1})), Contains("gather") && Contains("dimensions") && Contains("unsqueeze"));
+  CHECK_THROWS_AS(x.gather(1, idx({0, 0, 0}, {3, 1})), kd::ShapeError);
+  CHECK_THROWS_AS(x.gather(1, kd::zeros({1, 1})), kd::DTypeError);
+  CHECK_THROWS_WITH(x.index_select(0, idx({2}, {1})), Contains("index_select") && Contains("[2, 3]"));
+  CHECK_THROWS_AS(x.index_select(0, idx({0}, {1, 1})), kd::ShapeError);
+  CHECK_THROWS_AS(x.scatter_add(0, idx({0}, {1, 1}), kd::zeros({1, 1}, {.dtype = kd::kFloat64})), kd::DTypeError);
+  CHECK_THROWS_WITH(x.masked_fill(kd::ones({3}), 1.0), Contains("masked_fill") && Contains("bool"));
+  CHECK_THROWS_WITH(x.masked_fill(kd::ones({3}, {.dtype = kd::kBool}), 1e40), Contains("masked_fill") && Contains("1e+40"));
+  // The results are copies, never views of x.
+  const kd::Tensor g = x.gather(0, idx({0, 1, 0}, {1, 3}));
+  CHECK_FALSE(g.shares_storage(x));
+  CHECK_FALSE(x.masked_fill(kd::zeros({3}, {.dtype = kd::kBool}), 1.0).shares_storage(x));
+}

@@ -191,6 +191,14 @@ TEST_CASE("max: empty inputs and 0-d inputs") {
   CHECK(s.argmax().item<std::int64_t>() == 0);
 }
 
+TEST_CASE("argmax/argmin: bool tensors are refused, as in PyTorch (issue 18)") {
+  const kd::Tensor m = kd::tensor({false, true, true});
+  CHECK_THROWS_AS(m.argmax(), kd::DTypeError);
+  CHECK_THROWS_WITH(m.argmin(0), Contains("argmin") && Contains("bool"));
+  CHECK(m.to(kd::kUInt8).argmax().item<std::int64_t>() == 1);
+  CHECK(m.max().item<bool>());  // max/min of bool are fine
+}
+
 TEST_CASE("var: correction, dims, keepdim, against a two-pass naive formula") {
   const kd::Tensor x = sample({3, 4, 5}).permute({2, 0, 1});  // [5, 3, 4], non-contiguous
   for (int correction : {0, 1, 2}) {

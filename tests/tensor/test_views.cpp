@@ -176,6 +176,18 @@ TEST_CASE("expand: a write to the base shows in every expanded copy and writing 
   CHECK_THROWS_AS(y.fill_(1), kd::ValueError);
   CHECK_THROWS_WITH(y.copy_(kd::ones({4})), Contains("stride 0") && Contains("clone()"));
   CHECK_THROWS_AS(y.zero_(), kd::ValueError);
+  CHECK_THROWS_WITH(y.add_(1), Contains("add_") && Contains("single memory location"));
+}
+
+TEST_CASE("expand: a tensor with no elements has nothing to overlap, so in-place writes work (issue 18)") {
+  kd::Tensor e = kd::zeros({1, 0, 4}).expand({3, 0, 4});
+  CHECK(e.stride(0) == 0);
+  CHECK_NOTHROW(e.add_(1));
+  CHECK_NOTHROW(e.mul_(e));
+  CHECK_NOTHROW(e.zero_());
+  CHECK_NOTHROW(e.fill_(2));
+  CHECK_NOTHROW(e.copy_(kd::ones({0, 4})));
+  CHECK(e.shape() == kd::Shape{3, 0, 4});
 }
 
 TEST_CASE("views: a write through a select reaches the exact base element") {
@@ -252,6 +264,10 @@ TEST_CASE("squeeze/unsqueeze/flatten/narrow/select/slice: errors") {
   CHECK_THROWS_AS(s[0], kd::IndexError);
   CHECK_THROWS_AS(s.slice(0, 0, 1), kd::IndexError);
   CHECK_THROWS_AS(s.narrow(0, 0, 1), kd::IndexError);
+  // A 0-d tensor flattens to [1], with dims in [-1, 0] like PyTorch (issue 18).
+  CHECK(s.flatten(-1, 0).shape() == kd::Shape{1});
+  CHECK_THROWS_AS(s.flatten(1), kd::IndexError);
+  CHECK_THROWS_WITH(s.flatten(0, -2), Contains("flatten") && Contains("-2"));
   CHECK_THROWS_AS(kd::Tensor().view({1}), kd::ValueError);
 }
 

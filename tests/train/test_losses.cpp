@@ -34,6 +34,20 @@ TEST_CASE("loss: regression losses refuse shapes that would silently broadcast")
   CHECK_THROWS_WITH(kd::nn::SmoothL1Loss({.beta = -1})(target, target), Contains("beta"));
 }
 
+TEST_CASE("loss: bce_with_logits weights broadcast to the input, never beyond it (issue 18)") {
+  const kd::Tensor x = kd::randn({4, 3}), y = kd::rand({4, 3});
+  CHECK_THROWS_AS(F::binary_cross_entropy_with_logits(x, y, {.weight = kd::rand({2, 4, 3})}), kd::ShapeError);
+  CHECK_THROWS_WITH(F::binary_cross_entropy_with_logits(x, y, {.pos_weight = kd::rand({2, 1, 3})}),
+                    Contains("pos_weight") && Contains("[2, 1, 3]") && Contains("[2, 4, 3]"));
+  CHECK_NOTHROW(F::binary_cross_entropy_with_logits(x, y, {.weight = kd::rand({3}), .pos_weight = kd::rand({3})}));
+  // An empty batch: nan (the mean of nothing), and backward works, twice.
+  kd::Tensor e = kd::randn({0, 4}).requires_grad_();
+  kd::Tensor loss = F::binary_cross_entropy_with_logits(e, kd::rand({0, 4}), {.reduction = kd::nn::Reduction::Sum});
+  CHECK_NOTHROW(loss.backward({}, /*retain_graph=*/true));
+  CHECK_NOTHROW(loss.backward());
+  CHECK(e.grad().shape() == kd::Shape{0, 4});
+}
+
 TEST_CASE("loss: a loss that requires no grad builds no graph") {
   kd::Tensor x = kd::randn({4, 3});
   kd::Tensor loss = F::cross_entropy(x, kd::tensor(std::vector<std::int64_t>{0, 1, 2, 0}, {4}));

@@ -88,7 +88,18 @@ TEST_CASE("optim: invalid options name the optimizer and the value") {
   CHECK_THROWS_WITH(optim::SGD({p}, {.lr = 0.1, .nesterov = true}), Contains("Nesterov"));
   CHECK_THROWS_WITH(optim::Adam({p}, {.betas = {0.9, 1.0}}), Contains("Adam") && Contains("betas"));
   CHECK_THROWS_WITH(optim::AdamW({p}, {.lr = -0.5}), Contains("AdamW"));
-  CHECK_THROWS_WITH(optim::Adam({p}, {.eps = -1}), Contains("eps"));
+  CHECK_THROWS_WITH(optim::Adam({p}, {.eps = -1}), Contains("Invalid epsilon value: -1"));
+  // PyTorch's checks, with PyTorch's wording (issue 18).
+  CHECK_THROWS_WITH(optim::SGD({p}, {.lr = 0.1, .momentum = -1}), Contains("SGD: Invalid momentum value: -1"));
+  CHECK_THROWS_WITH(optim::SGD({p}, {.lr = 0.1, .weight_decay = -1}), Contains("Invalid weight_decay value: -1"));
+  CHECK_THROWS_WITH(optim::Adam({p}, {.weight_decay = -1}), Contains("Adam: Invalid weight_decay value"));
+  CHECK_THROWS_WITH(optim::AdamW({p}, {.weight_decay = -1}), Contains("AdamW: Invalid weight_decay value"));
+  CHECK_THROWS_WITH(optim::Adam({p}, {.betas = {1.0, 0.9}}), Contains("Invalid beta parameter at index 0"));
+  CHECK_THROWS_WITH(optim::Adam({p}, {.betas = {0.9, -0.1}}), Contains("Invalid beta parameter at index 1"));
+  CHECK_THROWS_WITH(optim::SGD({p}, {.lr = 0.1, .momentum = 0.9, .dampening = 0.1, .nesterov = true}),
+                    Contains("Nesterov"));
+  CHECK_NOTHROW(optim::SGD({p}, {.lr = 0}));
+  CHECK_NOTHROW(optim::Adam({p}, {.betas = {0, 0}, .eps = 0}));
 }
 
 TEST_CASE("optim: zero_grad zeroes in place, set_to_none drops the gradient") {

@@ -37,6 +37,8 @@ const Registry& registry() {
     register_reductions(reg);
     register_softmax(reg);
     register_views(reg);
+    register_gather_scatter(reg);
+    register_shape_ops(reg);
     return reg;
   }();
   return r;

@@ -122,5 +122,7 @@ void register_matmul(Registry& r);
 void register_reductions(Registry& r);
 void register_softmax(Registry& r);
 void register_views(Registry& r);
+void register_gather_scatter(Registry& r);
+void register_shape_ops(Registry& r);
 
 }  // namespace kindling::autograd

@@ -7,6 +7,7 @@
 #include "autograd/pieces.hpp"
 #include "autograd/registry.hpp"
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/internal.hpp"
@@ -126,6 +127,57 @@ struct Clamp : Function<Clamp> {
   }
 };
 
+// sin: out = sin x              dx = g * cos x
+struct Sin : Function<Sin> {
+  static constexpr const char* name = "SinBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor&) { ctx.save_for_backward({x}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] * ctx.saved(0).cos()}; }
+};
+
+// cos: out = cos x              dx = -g * sin x
+struct Cos : Function<Cos> {
+  static constexpr const char* name = "CosBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor&) { ctx.save_for_backward({x}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {-grad[0] * ctx.saved(0).sin()}; }
+};
+
+// log1p: out = ln(1 + x)        dx = g / (1 + x)
+struct Log1p : Function<Log1p> {
+  static constexpr const char* name = "Log1PBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor&) { ctx.save_for_backward({x}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] / (ctx.saved(0) + 1.0)}; }
+};
+
+// expm1: out = e^x - 1          dx = g * (out + 1)     (saves the output)
+struct Expm1 : Function<Expm1> {
+  static constexpr const char* name = "Expm1Backward0";
+  void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
+  Grads backward(Context& ctx, const Grads& grad) { return {grad[0] * (ctx.saved(0) + 1.0)}; }
+};
+
+// erf: out = erf x              dx = g * 2/√π * e^(-x²)
+struct Erf : Function<Erf> {
+  static constexpr const char* name = "ErfBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor&) { ctx.save_for_backward({x}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0);
+    return {grad[0] * (-(x * x)).exp() * 1.1283791670955126};  // 2 / sqrt(pi)
+  }
+};
+
+// floor, ceil, round, trunc, sign: piecewise constant, so dx = 0 (PyTorch's convention at the jumps too)
+template <const char* Name>
+struct ZeroGrad : Function<ZeroGrad<Name>> {
+  static constexpr const char* name = Name;
+  void setup_context(Context&, const Tensor&, const Tensor&) {}
+  Grads backward(Context&, const Grads& grad) { return {zeros_like(grad[0])}; }
+};
+constexpr char kFloor[] = "FloorBackward0";
+constexpr char kCeil[] = "CeilBackward0";
+constexpr char kRound[] = "RoundBackward0";
+constexpr char kTrunc[] = "TruncBackward0";
+constexpr char kSign[] = "SignBackward0";
+
 }  // namespace
 
 // exp: out = e^x                 dx = g * out           (saves the output, not x)
@@ -136,6 +188,16 @@ void Tanh::setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.s
 
 // [snippet: register]
 void register_unary_ops(Registry& r) {
+  r.add<Sin>("sin");
+  r.add<Cos>("cos");
+  r.add<Log1p>("log1p");
+  r.add<Expm1>("expm1");
+  r.add<Erf>("erf");
+  r.add<ZeroGrad<kFloor>>("floor");
+  r.add<ZeroGrad<kCeil>>("ceil");
+  r.add<ZeroGrad<kRound>>("round");
+  r.add<ZeroGrad<kTrunc>>("trunc");
+  r.add<ZeroGrad<kSign>>("sign");
   r.add<Neg>("neg");
   r.add<Abs>("abs");
   r.add<Exp>("exp");

@@ -152,9 +152,17 @@ struct Select : Function<Select> {
   Grads backward(Context&, const Grads& grad) { return {SelectScatter::apply(grad[0], self_sizes, dim, index)}; }
 };
 
+// alias: out = x[...] or x.index({}) -- a new view with x's own geometry     dx = g
+struct Alias : Function<Alias> {
+  static constexpr const char* name = "AliasBackward0";
+  void setup_context(Context&, const Tensor&, const Tensor&) {}
+  Grads backward(Context&, const Grads& grad) { return {grad[0]}; }
+};
+
 }  // namespace
 
 void register_views(Registry& r) {
+  r.add<Alias>("alias");
   r.add<Reshape<kView>>("view");
   r.add<Reshape<kReshapeAlias>>("reshape_alias");
   r.add<Reshape<kUnsafeView>>("unsafe_view");

@@ -58,10 +58,21 @@ DType compute_dtype(Bin op, DType promoted) {
   return promoted;
 }
 
-void check_args(Bin op, const char* name, DType compute, const Scalar& alpha) {
-  if (op == Bin::Sub && compute == kBool) {
-    throw DTypeError(std::string(name) + ": subtraction of two bool tensors is not supported (as in PyTorch). "
-                     "Hint: to flip a mask use logical xor, or convert first with .to(kd::kInt64).");
+/// PyTorch refuses `-` whenever a bool takes part (a tensor or a Python bool), not only for two bools:
+/// `mask - 1` is almost always a mask being inverted the wrong way.
+void refuse_bool_sub(const char* name, DType a, DType b) {
+  if (a == kBool || b == kBool) {
+    throw DTypeError(std::string(name) + ": subtraction with a bool operand is not supported (as in PyTorch; got " +
+                     dname(a) + " and " + dname(b) + "). Hint: to invert a mask use logical_not (`~` in "
+                     "PyTorch); to subtract its values, convert it first with .to(kd::kInt64).");
+  }
+}
+
+void check_args(Bin op, const char* name, DType compute, const Scalar& alpha, DType a, DType b) {
+  if (op == Bin::Sub) refuse_bool_sub(name, a, b);
+  if (op == Bin::Pow && compute == kBool) {
+    throw DTypeError(std::string(name) + ": pow of two bool tensors is not supported (as in PyTorch). Hint: "
+                     "convert one first, e.g. x.to(kd::kInt64).pow(y).");
   }
   if (op == Bin::Add || op == Bin::Sub) {
     if (!is_floating_point(compute) && alpha.is_floating_point()) {
@@ -73,6 +84,7 @@ void check_args(Bin op, const char* name, DType compute, const Scalar& alpha) {
       throw DTypeError(std::string(name) + ": a bool alpha is only supported for bool results (the result is " +
                        dname(compute) + "). Hint: pass alpha as a number, e.g. 1.");
     }
+    check_scalar_fits(alpha, compute, name);  // alpha is stored in the result's dtype: uint8 alpha=300 raises
   }
 }
 
@@ -108,7 +120,7 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
       if constexpr (std::is_floating_point_v<T>) {
         binary_loop<T, T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
       } else if constexpr (std::is_same_v<T, bool>) {
-        binary_loop<T, T, T>(out, a, b, [](bool x, bool y) { return x || !y; });
+        break;  // check_args() refuses bool ** bool, as PyTorch does
       } else {
         binary_loop<T, T, T>(out, a, b, [](T x, T y) { return int_pow<T>(x, static_cast<std::int64_t>(y)); });
       }
@@ -140,18 +152,10 @@ Tensor binary_forward(Bin op, const Tensor& a, const Tensor& b, const Scalar& al
   check_cpu(a, name);
   check_cpu(b, name);
   const DType compute = compute_dtype(op, result_type(a, b));
-  check_args(op, name, compute, alpha);
+  check_args(op, name, compute, alpha, a.dtype(), b.dtype());
   Tensor out = make_tensor(broadcast_shapes(a.shape(), b.shape(), name), compute);
   run(op, out, a, b, alpha);
   return out;
-}
-
-/// True when two elements of `t` share one memory location (an expanded tensor): writing to it in
-/// place would be ambiguous.
-bool has_internal_overlap(const Tensor& t) {
-  for (std::int64_t d = 0; d < t.dim(); ++d)
-    if (t.stride(d) == 0 && t.size(d) > 1) return true;
-  return false;
 }
 
 bool same_geometry(const Tensor& a, const Tensor& b) {
@@ -187,7 +191,7 @@ Tensor& binary_inplace(Bin op, Tensor& self, const Tensor& other, const Scalar& 
                      shape_str(self.shape()) + ", strides " + shape_str(self.strides()) + ") refers to a "
                      "single memory location (it is an expanded view). Hint: clone() it first.");
   }
-  check_args(op, name, compute, alpha);
+  check_args(op, name, compute, alpha, self.dtype(), other.dtype());
   const bool aliased = self.shares_storage(other) && !same_geometry(self, other);
   if (compute == self.dtype() && !aliased) {
     run(op, self, self, other, alpha);  // elementwise: each output reads only its own input element
@@ -201,10 +205,14 @@ Tensor& binary_inplace(Bin op, Tensor& self, const Tensor& other, const Scalar& 
   return self;
 }
 
-/// A Python number as a 0-d tensor of the dtype `t ⊕ s` computes in (PyTorch's "wrapped number").
-Tensor wrap(const Tensor& t, const Scalar& s) {
-  check_defined(t, "scalar op");
-  return scalar_to_tensor(s, result_type(t, s));
+/// A Python number as a 0-d tensor (PyTorch's "wrapped number") in the dtype `t op s` computes in. It
+/// takes part in type promotion first, so `uint8 / -1` divides by -1.0 in float32 (converting -1 to
+/// uint8 first would divide by 255), while `uint8 + 300` adds 300 converted to uint8 (44), as in
+/// PyTorch. A bool never takes part in a subtraction (refuse_bool_sub).
+Tensor wrap(const Tensor& t, const Scalar& s, Bin op) {
+  check_defined(t, op_name(op));
+  if (op == Bin::Sub && s.is_bool()) refuse_bool_sub(op_name(op), t.dtype(), kBool);
+  return scalar_to_tensor(s, compute_dtype(op, result_type(t, s)));
 }
 
 }  // namespace
@@ -231,6 +239,13 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 Tensor pow(const Tensor& a, Scalar exponent) {
   check_cpu(a, "pow");
   const DType dt = result_type(a, exponent);
+  if (dt == kBool) {
+    throw DTypeError("pow: a bool tensor to a bool power is not supported (as in PyTorch; shape " +
+                     shape_str(a.shape()) + "). Hint: convert first, e.g. x.to(kd::kInt64).pow(1).");
+  }
+  // An integer result computes with the exponent in its own dtype: uint8 ** 256 raises, as in PyTorch
+  // (a floating result keeps the exponent in double, so float ** 1e40 is inf, not an error).
+  if (!is_floating_point(dt)) check_scalar_fits(exponent, dt, "pow");
   if (!is_floating_point(dt) && !exponent.is_floating_point() && exponent.to_int() < 0) {
     throw ValueError("pow: integers to negative integer powers are not allowed (" + dname(a.dtype()) +
                      " tensor of shape " + shape_str(a.shape()) + " to the power " +
@@ -251,10 +266,7 @@ Tensor pow(const Tensor& a, Scalar exponent) {
       else if (e == T(-1)) unary_loop<T, T>(out, x, [](T v) { return T(1) / v; });
       else if (e == T(-2)) unary_loop<T, T>(out, x, [](T v) { return T(1) / (v * v); });
       else unary_loop<T, T>(out, x, [e](T v) { return std::pow(v, e); });
-    } else if constexpr (std::is_same_v<T, bool>) {
-      const bool e = exponent.to<bool>();
-      unary_loop<T, T>(out, x, [e](bool v) { return v || !e; });
-    } else {
+    } else if constexpr (!std::is_same_v<T, bool>) {  // bool was refused above
       const std::int64_t e = exponent.to_int();
       unary_loop<T, T>(out, x, [e](T v) { return int_pow<T>(v, e); });
     }
@@ -276,29 +288,29 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) { return binary_inplace(
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) { return binary_inplace(Bin::Sub, *this, other, alpha, "sub_"); }
 Tensor& Tensor::mul_(const Tensor& other) { return binary_inplace(Bin::Mul, *this, other, 1, "mul_"); }
 Tensor& Tensor::div_(const Tensor& other) { return binary_inplace(Bin::Div, *this, other, 1, "div_"); }
-Tensor& Tensor::add_(Scalar other) { return binary_inplace(Bin::Add, *this, wrap(*this, other), 1, "add_"); }
-Tensor& Tensor::sub_(Scalar other) { return binary_inplace(Bin::Sub, *this, wrap(*this, other), 1, "sub_"); }
-Tensor& Tensor::mul_(Scalar other) { return binary_inplace(Bin::Mul, *this, wrap(*this, other), 1, "mul_"); }
-Tensor& Tensor::div_(Scalar other) { return binary_inplace(Bin::Div, *this, wrap(*this, other), 1, "div_"); }
+Tensor& Tensor::add_(Scalar other) { return binary_inplace(Bin::Add, *this, wrap(*this, other, Bin::Add), 1, "add_"); }
+Tensor& Tensor::sub_(Scalar other) { return binary_inplace(Bin::Sub, *this, wrap(*this, other, Bin::Sub), 1, "sub_"); }
+Tensor& Tensor::mul_(Scalar other) { return binary_inplace(Bin::Mul, *this, wrap(*this, other, Bin::Mul), 1, "mul_"); }
+Tensor& Tensor::div_(Scalar other) { return binary_inplace(Bin::Div, *this, wrap(*this, other, Bin::Div), 1, "div_"); }
 
 // ---- operators -------------------------------------------------------------------------------------
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, Scalar b) { return add(a, wrap(a, b)); }
-Tensor operator-(const Tensor& a, Scalar b) { return sub(a, wrap(a, b)); }
-Tensor operator*(const Tensor& a, Scalar b) { return mul(a, wrap(a, b)); }
-Tensor operator/(const Tensor& a, Scalar b) { return div(a, wrap(a, b)); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, wrap(a, b, Bin::Add)); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, wrap(a, b, Bin::Sub)); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, wrap(a, b, Bin::Mul)); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, wrap(a, b, Bin::Div)); }
 // A number on the left, as PyTorch's Python operators do it: 2 + x and 2 * x are x + 2 and x * 2 (the
 // tensor stays the first input of the node), 2 - x is rsub (RsubBackward1), 2 / x is reciprocal(x) * 2.
-Tensor operator+(Scalar a, const Tensor& b) { return add(b, wrap(b, a)); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(b, wrap(b, a, Bin::Add)); }
 Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a); }
-Tensor operator*(Scalar a, const Tensor& b) { return mul(b, wrap(b, a)); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(b, wrap(b, a, Bin::Mul)); }
 Tensor operator/(Scalar a, const Tensor& b) { return reciprocal(b) * a; }
 
 Tensor rsub(const Tensor& x, Scalar other, Scalar alpha) {
-  return record<"rsub">(binary_forward(Bin::Sub, wrap(x, other), x, alpha), x, other, alpha);
+  return record<"rsub">(binary_forward(Bin::Sub, wrap(x, other, Bin::Sub), x, alpha), x, other, alpha);
 }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }

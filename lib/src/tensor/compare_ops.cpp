@@ -144,13 +144,13 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
   check_defined(a, "where");
   const DType dt = result_type(a, b);
-  return where_impl(condition, a, scalar_to_tensor(b, dt), dt);
+  return where_impl(condition, a, checked_scalar_to_tensor(b, dt, "where"), dt);
 }
 
 Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
   check_defined(b, "where");
   const DType dt = result_type(b, a);
-  return where_impl(condition, scalar_to_tensor(a, dt), b, dt);
+  return where_impl(condition, checked_scalar_to_tensor(a, dt, "where"), b, dt);
 }
 
 // ---- whole-tensor checks ---------------------------------------------------------------------------

@@ -87,6 +87,7 @@ namespace {
 // Writing into an expanded tensor would write several values into one memory location (PyTorch
 // refuses too).
 void check_no_internal_overlap(const Tensor& t, const char* op) {
+  if (!detail::has_internal_overlap(t)) return;
   for (std::int64_t i = 0; i < t.dim(); ++i) {
     if (t.strides()[i] == 0 && t.shape()[i] > 1) {
       throw ValueError(std::string(op) + ": the destination of shape " + shape_str(t.shape()) +
@@ -178,7 +179,7 @@ Tensor& Tensor::fill_(Scalar value) {
   detail::check_cpu(*this, "fill_");
   detail::check_inplace(*this, "fill_");
   check_no_internal_overlap(*this, "fill_");
-  detail::copy_into(*this, detail::scalar_to_tensor(value, dtype()));
+  detail::copy_into(*this, detail::checked_scalar_to_tensor(value, dtype(), "fill_"));
   storage()->bump_version();
   return *this;
 }

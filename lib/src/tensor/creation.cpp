@@ -139,7 +139,7 @@ template Tensor tensor<std::uint8_t>(const std::vector<std::uint8_t>&, const Sha
 template Tensor tensor<bool>(const std::vector<bool>&, const Shape&);
 
 Tensor scalar_tensor(Scalar value, TensorOptions options) {
-  return finish(detail::scalar_to_tensor(value, options.dtype), options, "scalar_tensor");
+  return finish(detail::checked_scalar_to_tensor(value, options.dtype, "scalar_tensor"), options, "scalar_tensor");
 }
 
 // ---- constants -----------------------------------------------------------------------------------
@@ -148,8 +148,9 @@ Tensor empty(const Shape& shape, TensorOptions options) {
 }
 
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
+  const Tensor v = detail::checked_scalar_to_tensor(value, options.dtype, "full");
   Tensor t = detail::make_tensor(shape, options.dtype);
-  detail::copy_into(t, detail::scalar_to_tensor(value, options.dtype));
+  detail::copy_into(t, v);
   return finish(t, options, "full");
 }
 
@@ -297,8 +298,10 @@ Tensor ones_like(const Tensor& other) {
   return ones_like(other, {.dtype = other.dtype(), .device = other.device()});
 }
 Tensor full_like(const Tensor& other, Scalar value) {
+  detail::check_defined(other, "full_like");
+  const Tensor v = detail::checked_scalar_to_tensor(value, other.dtype(), "full_like");
   Tensor t = empty_like(other);
-  detail::copy_into(t, detail::scalar_to_tensor(value, t.dtype()));
+  detail::copy_into(t, v);
   return t;
 }
 

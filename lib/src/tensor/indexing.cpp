@@ -63,6 +63,11 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
         },
         idx);
   }
+  // x[...] (or no index at all) changed nothing, but Python still returns a new view of x (an alias,
+  // with its own autograd identity: not a leaf, its own retain_grad) rather than x itself.
+  if (out.is_same(*this)) {
+    return detail::record<"alias">(detail::make_view(*this, shape(), strides(), storage_offset()), *this);
+  }
   return out;
 }
 

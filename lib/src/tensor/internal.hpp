@@ -34,11 +34,26 @@ void check_defined(const Tensor& t, const char* op);
 DType result_type(const Tensor& a, const Tensor& b);
 /// The dtype of tensor ⊕ scalar ("wrapped number"): float scalar on an integer tensor → float32.
 DType result_type(const Tensor& a, const Scalar& s);
-/// The scalar as a 0-d tensor of `dtype`.
+/// The scalar as a 0-d tensor of `dtype`, converted without a range check (a number taking part in
+/// arithmetic wraps like PyTorch's "wrapped number": uint8 + 300 adds 44).
 Tensor scalar_to_tensor(const Scalar& s, DType dtype);
+/// Throws ValueError naming `op` when `s` cannot be stored in `dtype` without overflow -- PyTorch's
+/// checked conversion of a value to *store* (full, fill_, clamp's bounds, where's scalar, alpha).
+void check_scalar_fits(const Scalar& s, DType dtype, const char* op);
+/// check_scalar_fits, then scalar_to_tensor.
+Tensor checked_scalar_to_tensor(const Scalar& s, DType dtype, const char* op);
 /// Uninitialised tensor shaped like `like`, keeping its strides when they tile memory densely
 /// (PyTorch's preserve_format, used by clone/to/empty_like), else row-major.
 Tensor empty_preserving_strides(const Tensor& like, DType dtype);
+/// True when two elements of `t` share one memory location (a stride-0 dimension of size > 1, as
+/// expand makes): writing into it in place would be ambiguous, so in-place ops refuse. A tensor
+/// with no elements has nothing to write and never overlaps (zeros({1, 0, 4}).expand({3, 0, 4})).
+inline bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;
+  for (std::int64_t d = 0; d < t.dim(); ++d)
+    if (t.stride(d) == 0 && t.size(d) > 1) return true;
+  return false;
+}
 /// Elementwise conversion copy: dst (any strides) ← src broadcast to dst's shape.
 void copy_into(const Tensor& dst, const Tensor& src);
 

@@ -301,6 +301,13 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   return record<"dot">(product(a, b, "dot"), a, b);
 }
 
+// outer is not a product kernel: PyTorch computes a.reshape({-1, 1}) * b (its graph reads MulBackward0
+// over ReshapeAliasBackward0), and so do we -- broadcasting does the work.
+Tensor outer(const Tensor& a, const Tensor& b) {
+  check_ranks(a, b, 1, 1, "outer", "outer(a, b) takes two vectors a [n], b [m] and gives [n, m].");
+  return a.reshape({-1, 1}) * b;
+}
+
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   check_ranks(a, b, 2, 2, "addmm", "addmm(bias, a, b) computes bias + a @ b for matrices a [n, k], b [k, m].");
   check_defined(bias, "addmm");

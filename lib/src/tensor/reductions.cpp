@@ -11,6 +11,7 @@
 
 #include "dispatch.hpp"
 #include "internal.hpp"
+#include "kindling/tensor/ops.hpp"
 #include "op_helpers.hpp"
 #include "pieces.hpp"
 #include "reduce.hpp"
@@ -254,14 +255,58 @@ std::pair<Tensor, Tensor> Tensor::min(std::int64_t dim, bool keepdim) const {
   return {outs[0], outs[1]};
 }
 
-Tensor Tensor::argmax() const { return arg_all(*this, true, "argmax"); }
-Tensor Tensor::argmin() const { return arg_all(*this, false, "argmin"); }
+namespace {
+// PyTorch has no argmax/argmin kernel for bool (max/min of a bool tensor are fine).
+const Tensor& refuse_bool_arg(const Tensor& x, const char* op) {
+  check_defined(x, op);
+  if (x.dtype() == kBool) {
+    throw DTypeError(std::string(op) + ": bool tensors are not supported (shape " + shape_str(x.shape()) +
+                     "), as in PyTorch. Hint: convert first, e.g. mask.to(kd::kUInt8)." + op + "(), or use "
+                     "max(dim) whose indices are the same.");
+  }
+  return x;
+}
+}  // namespace
+
+Tensor Tensor::argmax() const { return arg_all(refuse_bool_arg(*this, "argmax"), true, "argmax"); }
+Tensor Tensor::argmin() const { return arg_all(refuse_bool_arg(*this, "argmin"), false, "argmin"); }
 Tensor Tensor::argmax(std::int64_t dim, bool keepdim) const {
-  return extreme_dim(*this, dim, keepdim, true, "argmax").second;
+  return extreme_dim(refuse_bool_arg(*this, "argmax"), dim, keepdim, true, "argmax").second;
 }
 Tensor Tensor::argmin(std::int64_t dim, bool keepdim) const {
-  return extreme_dim(*this, dim, keepdim, false, "argmin").second;
+  return extreme_dim(refuse_bool_arg(*this, "argmin"), dim, keepdim, false, "argmin").second;
 }
+
+// any / all: "is some / every element non-zero?" (NaN counts as non-zero). Not differentiable, so
+// they are made of recorded-free steps: count the non-zeros, compare with 0 or with the count.
+// uint8 inputs give uint8 (PyTorch keeps that for old mask code); everything else gives bool.
+namespace {
+Tensor as_any_all_dtype(const Tensor& x, const Tensor& result) {
+  return x.dtype() == kUInt8 ? result.to(kUInt8) : result;
+}
+}  // namespace
+
+Tensor Tensor::any() const {
+  check_cpu(*this, "any");
+  return as_any_all_dtype(*this, (*this != 0).sum() > 0);
+}
+Tensor Tensor::all() const {
+  check_cpu(*this, "all");
+  return as_any_all_dtype(*this, (*this != 0).sum() == numel());
+}
+Tensor Tensor::any(std::int64_t dim, bool keepdim) const {
+  check_cpu(*this, "any");
+  return as_any_all_dtype(*this, (*this != 0).sum(dim, keepdim) > 0);
+}
+Tensor Tensor::all(std::int64_t dim, bool keepdim) const {
+  check_cpu(*this, "all");
+  const std::int64_t n = this->dim() == 0 ? 1 : size(dim);
+  return as_any_all_dtype(*this, (*this != 0).sum(dim, keepdim) == n);
+}
+Tensor any(const Tensor& x) { return x.any(); }
+Tensor any(const Tensor& x, std::int64_t dim, bool keepdim) { return x.any(dim, keepdim); }
+Tensor all(const Tensor& x) { return x.all(); }
+Tensor all(const Tensor& x, std::int64_t dim, bool keepdim) { return x.all(dim, keepdim); }
 
 // var/std record the reduced dims (empty = all), the correction and keepdim by name.
 Tensor Tensor::var(std::int64_t correction) const {

@@ -2,7 +2,11 @@
 #include "kindling/tensor/tensor.hpp"
 #include "kindling/tensor/small_object_pool.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "dispatch.hpp"
 #include "internal.hpp"
@@ -75,6 +79,75 @@ Tensor scalar_to_tensor(const Scalar& s, DType dtype) {
     *t.data_ptr<T>() = s.to<T>();
   });
   return t;
+}
+
+namespace {
+/// PyTorch's rule (c10's `overflows<To>()`, used by checked_convert) for storing s in a T:
+///  - any number converts to bool;
+///  - a floating-point number must lie in [lowest, max] of T; inf and NaN only go into types that
+///    have them (2.5 -> uint8 truncates to 2, but -0.5, 256.0, NaN and inf do not fit);
+///  - an integer must lie in T's range, except that an unsigned T also takes -max..-1, which wrap
+///    around by two's complement (uint8 accepts -255..255: fill_(-1) writes 255, as in PyTorch).
+template <class T> bool scalar_fits(const Scalar& s) {
+  using L = std::numeric_limits<T>;
+  if constexpr (std::is_same_v<T, bool>) {
+    return true;
+  } else {
+    if (s.is_bool()) return true;
+    if (s.is_floating_point()) {
+      const double d = s.to_double();
+      if (std::isinf(d)) return L::has_infinity;
+      if (std::isnan(d)) return L::has_quiet_NaN;
+      return d >= static_cast<double>(L::lowest()) && d <= static_cast<double>(L::max());
+    }
+    const std::int64_t i = s.to_int();
+    if constexpr (!std::is_integral_v<T>) {
+      return static_cast<double>(i) >= static_cast<double>(L::lowest()) &&
+             static_cast<double>(i) <= static_cast<double>(L::max());
+    } else if constexpr (std::is_unsigned_v<T>) {
+      const auto max = static_cast<std::uint64_t>(L::max());
+      return i >= 0 ? static_cast<std::uint64_t>(i) <= max : std::uint64_t(0) - static_cast<std::uint64_t>(i) <= max;
+    } else {
+      return i >= static_cast<std::int64_t>(L::lowest()) && i <= static_cast<std::int64_t>(L::max());
+    }
+  }
+}
+
+std::string scalar_str(const Scalar& s) {
+  if (s.is_bool()) return s.to_int() ? "true" : "false";
+  if (s.is_integral()) return std::to_string(s.to_int());
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", s.to_double());
+  return buf;
+}
+}  // namespace
+
+void check_scalar_fits(const Scalar& s, DType dtype, const char* op) {
+  const bool fits = dispatch(dtype, op, [&](auto tag) { return scalar_fits<typename decltype(tag)::type>(s); });
+  if (fits) return;
+  const std::string range = dispatch(dtype, op, [&](auto tag) -> std::string {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
+      const auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+      return "0 to " + std::to_string(max) + "; -" + std::to_string(max) + " to -1 wrap around";
+    } else if constexpr (std::is_integral_v<T>) {
+      return std::to_string(static_cast<std::int64_t>(std::numeric_limits<T>::lowest())) + " to " +
+             std::to_string(static_cast<std::int64_t>(std::numeric_limits<T>::max()));
+    } else {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "finite values up to %g in magnitude, inf and nan",
+                    static_cast<double>(std::numeric_limits<T>::max()));
+      return buf;
+    }
+  });
+  throw ValueError(std::string(op) + ": value " + scalar_str(s) + " cannot be converted to " + dtype_name(dtype) +
+                   " without overflow (" + dtype_name(dtype) + " holds " + range + "). Hint: use a wider dtype, "
+                   "e.g. {.dtype = kd::kInt64} or kd::kFloat64, or a value in range.");
+}
+
+Tensor checked_scalar_to_tensor(const Scalar& s, DType dtype, const char* op) {
+  check_scalar_fits(s, dtype, op);
+  return scalar_to_tensor(s, dtype);
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {

@@ -1,4 +1,5 @@
-// Elementwise unary math: neg, abs, exp, log, sqrt, tanh, sigmoid, relu, clamp.
+// Elementwise unary math: neg, abs, exp, log, sqrt, tanh, sigmoid, relu, clamp, and the rest of the
+// pointwise functions a learner reaches for: sin, cos, log1p, expm1, erf, floor, ceil, round, trunc, sign.
 //
 // Dtype rules follow PyTorch: neg/abs/relu/clamp keep the input's dtype (integers stay integers), while
 // the transcendental functions (exp, log, sqrt, tanh, sigmoid) turn integer and bool inputs into
@@ -60,6 +61,9 @@ DType clamp_dtype(const Tensor& x, const std::optional<Scalar>& lo, const std::o
   DType dt = x.dtype();
   if (lo) dt = promote_with_scalar(dt, *lo);
   if (hi) dt = promote_with_scalar(dt, *hi);
+  // The bounds are stored in the result's dtype: clamp(uint8, 0, 300) raises, as in PyTorch.
+  if (lo) check_scalar_fits(*lo, dt, op);
+  if (hi) check_scalar_fits(*hi, dt, op);
   return dt;
 }
 
@@ -129,6 +133,42 @@ Tensor relu(const Tensor& x) {
   });
 }
 
+Tensor sin(const Tensor& x) { return float_unary<"sin">(x, [](auto v) { return std::sin(v); }); }
+Tensor cos(const Tensor& x) { return float_unary<"cos">(x, [](auto v) { return std::cos(v); }); }
+// log1p / expm1 keep full precision near 0, where log(1 + x) and exp(x) - 1 lose every digit.
+Tensor log1p(const Tensor& x) { return float_unary<"log1p">(x, [](auto v) { return std::log1p(v); }); }
+Tensor expm1(const Tensor& x) { return float_unary<"expm1">(x, [](auto v) { return std::expm1(v); }); }
+Tensor erf(const Tensor& x) { return float_unary<"erf">(x, [](auto v) { return std::erf(v); }); }
+
+namespace {
+/// floor / ceil / round / trunc: integers are already whole (an integer tensor comes back as a copy
+/// in its own dtype, as in PyTorch); bool is refused like PyTorch does.
+template <OpKey Key, class F> Tensor rounding(const Tensor& x, F f) {
+  refuse_bool(x, Key.str, "convert first, e.g. .to(kd::kFloat32).");
+  return same_dtype_unary<Key>(x, [f](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_floating_point_v<T>) return f(v);
+    else return v;
+  });
+}
+}  // namespace
+
+Tensor floor(const Tensor& x) { return rounding<"floor">(x, [](auto v) { return std::floor(v); }); }
+Tensor ceil(const Tensor& x) { return rounding<"ceil">(x, [](auto v) { return std::ceil(v); }); }
+// torch.round rounds half to even (0.5 -> 0, 1.5 -> 2, 2.5 -> 2): nearbyint in the default rounding mode.
+Tensor round(const Tensor& x) { return rounding<"round">(x, [](auto v) { return std::nearbyint(v); }); }
+Tensor trunc(const Tensor& x) { return rounding<"trunc">(x, [](auto v) { return std::trunc(v); }); }
+
+Tensor sign(const Tensor& x) {
+  // (0 < v) - (v < 0): -1, 0 or 1 in x's dtype; NaN gives 0, as torch.sign does in 1.13.
+  return same_dtype_unary<"sign">(x, [](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else if constexpr (std::is_unsigned_v<T>) return static_cast<T>(v > 0);
+    else return static_cast<T>((T(0) < v) - (v < T(0)));
+  });
+}
+
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   check_cpu(x, "clamp");
   Tensor out = make_tensor(x.shape(), clamp_dtype(x, min, max, "clamp"));
@@ -146,6 +186,16 @@ Tensor Tensor::sqrt() const { return kindling::sqrt(*this); }
 Tensor Tensor::tanh() const { return kindling::tanh(*this); }
 Tensor Tensor::sigmoid() const { return kindling::sigmoid(*this); }
 Tensor Tensor::relu() const { return kindling::relu(*this); }
+Tensor Tensor::sin() const { return kindling::sin(*this); }
+Tensor Tensor::cos() const { return kindling::cos(*this); }
+Tensor Tensor::log1p() const { return kindling::log1p(*this); }
+Tensor Tensor::expm1() const { return kindling::expm1(*this); }
+Tensor Tensor::erf() const { return kindling::erf(*this); }
+Tensor Tensor::floor() const { return kindling::floor(*this); }
+Tensor Tensor::ceil() const { return kindling::ceil(*this); }
+Tensor Tensor::round() const { return kindling::round(*this); }
+Tensor Tensor::trunc() const { return kindling::trunc(*this); }
+Tensor Tensor::sign() const { return kindling::sign(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return kindling::clamp(*this, min, max);
 }

@@ -214,7 +214,12 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
 
 Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
   detail::check_defined(*this, "flatten");
-  if (dim() == 0) return reshape({1});
+  if (dim() == 0) {
+    // A 0-d tensor flattens to [1]; its dims still range over [-1, 0], as in PyTorch.
+    wrap_dim(start_dim, 0, "flatten");
+    wrap_dim(end_dim, 0, "flatten");
+    return reshape({1});
+  }
   const std::int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
   if (s > e) {
     throw IndexError("flatten: start_dim (" + str(start_dim) + ") must not come after end_dim (" + str(end_dim) +

@@ -115,9 +115,8 @@ class Context {
 /// A tensor argument of forward that is not an input of the graph -- indices, a target, a mask: it
 /// gets no edge in next_functions (PyTorch's non-differentiable arguments). Save it with
 /// ctx.save_for_backward like any tensor backward reads, so in-place changes are still caught.
-struct NonDifferentiable {
-  Tensor tensor;
-};
+/// (Defined next to the recorder, kindling/tensor/autograd_hooks.hpp, so chapter-1 ops record it too.)
+using NonDifferentiable = kindling::detail::NonDifferentiable;
 
 namespace detail {
 

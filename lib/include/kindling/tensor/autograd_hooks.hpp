@@ -82,6 +82,15 @@ std::string describe_arg(const std::optional<Scalar>& s);
 std::string describe_arg(std::int64_t v);
 std::string describe_arg(bool v);
 
+/// A tensor argument that is not an input of the graph -- positions, a mask, a target: recorded (and
+/// saved by the backward that reads it) but given no edge, like PyTorch's non-differentiable
+/// arguments (GatherBackward0 has one next function, not two). `record<"gather">(out, x, dim,
+/// NonDifferentiable{index})`; chapter 2 calls it autograd::NonDifferentiable.
+struct NonDifferentiable {
+  Tensor tensor;
+};
+inline std::string describe_arg(const NonDifferentiable& n) { return "NonDifferentiable(" + describe_arg(n.tensor) + ")"; }
+
 template <class... Args>
 std::string describe_args(const void* args) {
   const auto& tuple = *static_cast<const std::tuple<const Args&...>*>(args);

@@ -26,6 +26,21 @@ Tensor sqrt(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+/// log(1 + x), accurate for small x.
+Tensor log1p(const Tensor& x);
+/// exp(x) - 1, accurate for small x.
+Tensor expm1(const Tensor& x);
+/// The error function (the Gaussian CDF is (1 + erf(x / √2)) / 2).
+Tensor erf(const Tensor& x);
+/// floor/ceil/round/trunc keep the dtype (integers come back unchanged); round is half-to-even.
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);
+Tensor trunc(const Tensor& x);
+/// -1, 0 or 1 in x's dtype (0 for NaN, as in PyTorch 1.13).
+Tensor sign(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
@@ -34,6 +49,34 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b);
 Tensor where(const Tensor& condition, Scalar a, const Tensor& b);
 /// torch.matmul: dot, matrix-vector, matrix-matrix or batched products, by the ranks of a and b.
+// ---- indexing with tensors (gather_scatter.cpp): positions are int64 tensors ----------------------
+/// out[..., k, ...] = x[..., index[k], ...] along `dim` (index: 1-D).
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+/// out[i][j] = x[i][index[i][j]] for dim 1 (index has x's rank; out has index's shape).
+Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
+/// A copy of x with out[i][index[i][j]] = src[i][j] for dim 1.
+Tensor scatter(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& x, std::int64_t dim, const Tensor& index, Scalar value);
+/// A copy of x with out[i][index[i][j]] += src[i][j] for dim 1 (repeated positions add up).
+Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src);
+/// x with `value` where the bool `mask` (broadcast) is true.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+
+// ---- rearranging and masking (shape_ops.cpp): new tensors, not views ----------------------------
+/// The lower triangle of the last two dims: x[..., i, j] where j - i <= diagonal, else 0.
+Tensor tril(const Tensor& x, std::int64_t diagonal = 0);
+/// The upper triangle of the last two dims: x[..., i, j] where j - i >= diagonal, else 0.
+Tensor triu(const Tensor& x, std::int64_t diagonal = 0);
+/// x reversed along each of `dims` (a copy, as in PyTorch).
+Tensor flip(const Tensor& x, IntArrayRef dims);
+/// a ⊗ b for vectors a: [n], b: [m] -> [n, m] (a.reshape({-1, 1}) * b, as PyTorch computes it).
+Tensor outer(const Tensor& a, const Tensor& b);
+/// True where any / every element (along dim) is non-zero; uint8 inputs give uint8, as in PyTorch.
+Tensor any(const Tensor& x);
+Tensor any(const Tensor& x, std::int64_t dim, bool keepdim = false);
+Tensor all(const Tensor& x);
+Tensor all(const Tensor& x, std::int64_t dim, bool keepdim = false);
+
 Tensor matmul(const Tensor& a, const Tensor& b);
 /// Strictly 2-D x 2-D: [n, k] @ [k, m].
 Tensor mm(const Tensor& a, const Tensor& b);

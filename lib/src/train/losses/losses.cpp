@@ -22,8 +22,22 @@ void check_same_shape(const Tensor& input, const Tensor& target, const char* op)
     // PyTorch only warns and broadcasts here, which silently computes the wrong loss for
     // [batch, 1] predictions against [batch] targets. We refuse.
     throw ShapeError(std::string(op) + ": input " + shape_str(input.shape()) + " and target " +
-                     shape_str(target.shape()) + " must have the same shape. Hint: a [batch, 1] prediction "
-                     "against a [batch] target would broadcast to [batch, batch]; use .squeeze(1) or .view().");
+                     shape_str(target.shape()) + " must have the same shape (Kindling refuses on purpose where PyTorch "
+                     "only warns and broadcasts). Hint: a [batch, 1] prediction against a [batch] target would "
+                     "broadcast to [batch, batch]; use .squeeze(1) or .view().");
+  }
+}
+
+/// weight / pos_weight broadcast *to* the input's shape, never beyond it (PyTorch refuses a
+/// [2, 4, 3] weight for a [4, 3] input: the loss would silently grow a batch dimension).
+void check_broadcasts_to(const Tensor& input, const Tensor& w, const char* what, const char* op) {
+  if (!w.defined()) return;
+  const Shape b = broadcast_shapes(input.shape(), w.shape(), op);
+  if (b != input.shape()) {
+    throw ShapeError(std::string(op) + ": " + what + " of shape " + shape_str(w.shape()) + " would broadcast the input " +
+                     shape_str(input.shape()) + " up to " + shape_str(b) + ". Hint: " + what + " must broadcast to "
+                     "the input's shape, e.g. one value per class: shape [" +
+                     std::to_string(input.dim() ? input.size(-1) : 1) + "].");
   }
 }
 
@@ -108,6 +122,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                      dtype_name(input.dtype()) + " and target " + dtype_name(target.dtype()) +
                      ". Hint: targets are probabilities; convert them with target.to(kd::kFloat32).");
   }
+  check_broadcasts_to(input, o.weight, "weight", "binary_cross_entropy_with_logits");
+  check_broadcasts_to(input, o.pos_weight, "pos_weight", "binary_cross_entropy_with_logits");
   // loss = (1 - y) x + L (log(1 + exp(-x))), written with m = max(-x, 0) so exp never overflows:
   //   log(1 + exp(-x)) = m + log(exp(-m) + exp(-x - m))
   Tensor m = (-input).relu();

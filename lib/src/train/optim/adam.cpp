@@ -28,10 +28,13 @@ namespace {
 void validate(const AdamOptions& o, const char* name) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   detail::check_hyper(name, "learning rate", o.lr, 0, inf, true);
-  detail::check_hyper(name, "eps", o.eps, 0, inf, true);
-  if (!(o.betas.first >= 0 && o.betas.first < 1 && o.betas.second >= 0 && o.betas.second < 1)) {
-    throw ValueError(std::string(name) + ": betas must be in [0, 1), got (" + std::to_string(o.betas.first) +
-                     ", " + std::to_string(o.betas.second) + ")");
+  detail::check_hyper(name, "epsilon", o.eps, 0, inf, true);
+  for (const auto& [i, beta] : {std::pair{0, o.betas.first}, std::pair{1, o.betas.second}}) {
+    if (!(beta >= 0 && beta < 1)) {
+      throw ValueError(std::string(name) + ": Invalid beta parameter at index " + std::to_string(i) + ": " +
+                       std::to_string(beta) + " (betas must be in [0, 1), got (" + std::to_string(o.betas.first) +
+                       ", " + std::to_string(o.betas.second) + ")). Hint: the defaults are (0.9, 0.999).");
+    }
   }
   detail::check_hyper(name, "weight_decay", o.weight_decay, 0, inf, true);
 }

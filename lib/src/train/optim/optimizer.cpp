@@ -1,6 +1,8 @@
 // What every optimizer shares: parameter groups, zero_grad, and state-dict helpers.
 #include "kindling/optim/optimizer.hpp"
 
+#include <cstdio>
+
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -76,8 +78,13 @@ std::int64_t read_count(const OptimizerState& state, const std::string& key, con
 
 void check_hyper(const char* optimizer, const char* name, double value, double lo, double hi, bool hi_open) {
   if (!(value >= lo) || (hi_open ? !(value < hi) : !(value <= hi))) {
-    throw ValueError(std::string(optimizer) + ": invalid " + name + " " + std::to_string(value) + " (expected a value in [" +
-                     std::to_string(lo) + ", " + std::to_string(hi) + (hi_open ? ")" : "]") + ").");
+    // PyTorch's wording ("Invalid momentum value: -1"), then the range and the optimizer's name.
+    const std::string what = std::string(name) == "learning rate" ? name : std::string(name) + " value";
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s: Invalid %s: %g (expected a value in [%g, %g%s).", optimizer, what.c_str(),
+                  value, lo, hi, hi_open ? ")" : "]");
+    throw ValueError(std::string(buf) + " Hint: torch.optim." + optimizer + " refuses it too; the default is "
+                     "usually a safe start.");
   }
 }
 
