@@ -87,11 +87,11 @@ struct Sigmoid : Function<Sigmoid> {
   }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
-    if (plain_backward(grad[0], y)) {  // one fused loop, like PyTorch's sigmoid_backward
+    if (plain_backward(grad[0], y)) {  // one loop, like PyTorch's sigmoid_backward
       return {fused_grad(grad[0], y, "sigmoid_backward",
                          [](auto g, auto v) { return g * v * (1 - v); })};
     }
-    return {grad[0] * y * (1.0 - y)};  // create_graph: recorded ops, differentiable again
+    return {grad[0] * y * (1.0 - y)};  // create_graph: recorded, differentiable again
   }
 };
 // [end]
