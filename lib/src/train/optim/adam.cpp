@@ -66,7 +66,7 @@ void AdamBase::step() {
         if (o.amsgrad) s.max_exp_avg_sq = zeros_like(p);
       }
       ++s.step;
-      // chapter 5's exercise 2 (train/pieces.hpp)
+      // Chapter 5's exercise 2 (train/pieces.hpp).
       detail::adam_step(p, g, s.exp_avg, s.exp_avg_sq, s.max_exp_avg_sq, o, s.step,
                         decoupled_);
       p.storage()->bump_version();
