@@ -125,9 +125,14 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
 }
 
 void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  dispatch(out.dtype(), op_name(op), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    run_kernel<T>(op, out, cast(a, out.dtype()), cast(b, out.dtype()), alpha);
+  // Both operands are first converted to the result's dtype, as PyTorch's TensorIterator does: a
+  // float32 0-d operand of a float16 op is rounded to float16 before the float32 math.
+  const Tensor ac = cast(a, out.dtype()), bc = cast(b, out.dtype());
+  via_float32(out, [&](const Tensor& o) {
+    dispatch(o.dtype(), op_name(op), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      run_kernel<T>(op, o, cast(ac, o.dtype()), cast(bc, o.dtype()), alpha);
+    });
   });
 }
 
@@ -226,18 +231,10 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return record<"minimum">(binary_forward(Bin::Minimum, a, b), a, b);
 }
 
-Tensor pow(const Tensor& a, Scalar exponent) {
-  check_cpu(a, "pow");
-  const DType dt = result_type(a, exponent);
-  if (!is_floating_point(dt) && !exponent.is_floating_point() && exponent.to_int() < 0) {
-    throw ValueError("pow: integers to negative integer powers are not allowed (" + dname(a.dtype()) +
-                     " tensor of shape " + shape_str(a.shape()) + " to the power " +
-                     std::to_string(exponent.to_int()) + "). Hint: convert first, e.g. "
-                     "x.to(kd::kFloat32).pow(-1).");
-  }
-  Tensor out = make_tensor(a.shape(), dt);
-  const Tensor x = cast(a, dt);
-  dispatch(dt, "pow", [&](auto tag) {
+namespace {
+/// out = x ** exponent, out and x of the same compute dtype.
+void pow_scalar_kernel(const Tensor& out, const Tensor& x, const Scalar& exponent) {
+  dispatch(out.dtype(), "pow", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
       // The exponents PyTorch special-cases get the same cheap (and exact-as-possible) formulas.
@@ -257,6 +254,21 @@ Tensor pow(const Tensor& a, Scalar exponent) {
       unary_loop<T, T>(out, x, [e](T v) { return int_pow<T>(v, e); });
     }
   });
+}
+}  // namespace
+
+
+Tensor pow(const Tensor& a, Scalar exponent) {
+  check_cpu(a, "pow");
+  const DType dt = result_type(a, exponent);
+  if (!is_floating_point(dt) && !exponent.is_floating_point() && exponent.to_int() < 0) {
+    throw ValueError("pow: integers to negative integer powers are not allowed (" + dname(a.dtype()) +
+                     " tensor of shape " + shape_str(a.shape()) + " to the power " +
+                     std::to_string(exponent.to_int()) + "). Hint: convert first, e.g. "
+                     "x.to(kd::kFloat32).pow(-1).");
+  }
+  Tensor out = make_tensor(a.shape(), dt);
+  via_float32(out, [&](const Tensor& o) { pow_scalar_kernel(o, cast(a, o.dtype()), exponent); });
   return record<"pow_scalar">(out, a, exponent);
 }
 

@@ -99,6 +99,10 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 /// values only; the public functions below record the product for autograd under PyTorch's names.
 Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
   check_operands(a_in, b_in, op);
+  // float16/bfloat16: widened (exactly) to float32, multiplied with float32 accumulation, rounded
+  // once -- what PyTorch's CPU bfloat16 GEMM computes.
+  if (is_reduced_floating_point(a_in.dtype()))
+    return cast(product(cast(a_in, kFloat32), cast(b_in, kFloat32), op), a_in.dtype());
   Tensor a = a_in, b = b_in;
   const bool a1 = a.dim() == 1, b1 = b.dim() == 1;
   if (a1 && b1 && a.size(0) != b.size(0)) {

@@ -2,6 +2,7 @@
 #include "kindling/tensor/tensor.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "dispatch.hpp"
 #include "internal.hpp"
@@ -69,24 +70,32 @@ DType result_type(const Tensor& a, const Scalar& s) {
 
 Tensor scalar_to_tensor(const Scalar& s, DType dtype) {
   Tensor t = make_tensor({}, dtype);
-  dispatch(dtype, "scalar", [&](auto tag) {
+  dispatch_all(dtype, "scalar", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    *t.data_ptr<T>() = s.to<T>();
+    // A 16-bit float is rounded from the float32 value, as c10 converts a double (double -> float ->
+    // half, so PyTorch rounds twice too).
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) *t.data_ptr<T>() = T(s.to<float>());
+    else *t.data_ptr<T>() = s.to<T>();
   });
   return t;
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
   // Same dtype and shape: the plain strided copy, chapter 1's exercise 4 (pieces.hpp).
-  if (dst.dtype() == src.dtype() && dst.shape() == src.shape()) {
+  // (float16/bfloat16 are moved by the conversion loop below as themselves: the exercise covers
+  // chapter 1's five dtypes.)
+  if (dst.dtype() == src.dtype() && dst.shape() == src.shape() && !is_reduced_floating_point(dst.dtype())) {
     strided_copy(dst, piece_input(src));
     return;
   }
-  dispatch(dst.dtype(), "copy_", [&](auto dtag) {
+  // Every pair of dtypes: a 16-bit float converts through float32 (exactly, in that direction; the
+  // other way rounds to nearest even), so double -> half rounds twice, exactly as PyTorch does.
+  dispatch_all(dst.dtype(), "copy_", [&](auto dtag) {
     using D = typename decltype(dtag)::type;
-    dispatch(src.dtype(), "copy_", [&](auto stag) {
+    dispatch_all(src.dtype(), "copy_", [&](auto stag) {
       using S = typename decltype(stag)::type;
-      unary_loop<S, D>(dst, src, [](S v) { return static_cast<D>(v); });
+      if constexpr (std::is_same_v<S, D>) unary_loop<S, D>(dst, src, [](S v) { return v; });  // bits kept
+      else unary_loop<S, D>(dst, src, [](S v) { return static_cast<D>(v); });
     });
   });
 }
@@ -130,7 +139,8 @@ template <class T> T* Tensor::data_ptr() const {
   if (dtype() != dtype_of<T>()) {
     throw DTypeError(std::string("data_ptr<") + dtype_name(dtype_of<T>()) + ">: the tensor's dtype is " +
                      dtype_name(dtype()) + ". Hint: use data_ptr<T>() with the matching C++ type "
-                     "(float for float32, double for float64, int64_t for int64, uint8_t, bool).");
+                     "(float for float32, double for float64, int64_t for int64, uint8_t, bool, kd::Half for "
+                     "float16, kd::BFloat16 for bfloat16).");
   }
   return static_cast<T*>(raw_data_ptr());
 }
@@ -142,7 +152,7 @@ template <class T> T Tensor::item() const {
                      "first (sum(), mean()) or index one element.");
   }
   detail::check_cpu(*this, "item");
-  return detail::dispatch(dtype(), "item", [&](auto tag) {
+  return detail::dispatch_all(dtype(), "item", [&](auto tag) {
     using S = typename decltype(tag)::type;
     return static_cast<T>(*static_cast<const S*>(raw_data_ptr()));
   });
@@ -170,6 +180,8 @@ KINDLING_INSTANTIATE(float)
 KINDLING_INSTANTIATE(double)
 KINDLING_INSTANTIATE(std::int64_t)
 KINDLING_INSTANTIATE(std::uint8_t)
+KINDLING_INSTANTIATE(Half)
+KINDLING_INSTANTIATE(BFloat16)
 template bool* Tensor::data_ptr<bool>() const;
 template bool Tensor::item<bool>() const;
 template int Tensor::item<int>() const;
