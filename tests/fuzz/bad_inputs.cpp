@@ -95,7 +95,7 @@ std::vector<Case> catalogue() {
       {"missing shape", npy("{'descr': '<f4', 'fortran_order': False}", f4x6)},
       {"big-endian", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (6,), }", f4x6)},
       {"int32", npy("{'descr': '<i4', 'fortran_order': False, 'shape': (6,), }", f4x6)},
-      {"float16", npy("{'descr': '<f2', 'fortran_order': False, 'shape': (12,), }", f4x6)},
+      {"float128", npy("{'descr': '<f16', 'fortran_order': False, 'shape': (12,), }", f4x6)},
       {"objects", npy("{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", f4x6)},
       {"fortran maybe", npy("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (6,), }", f4x6)},
       {"negative size", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-6,), }", f4x6)},

@@ -19,7 +19,7 @@ namespace detail {
 /// float32 -> float16 bits, rounding to nearest, ties to even (IEEE 754's default): values beyond
 /// float16's range become inf, values below its smallest normal (2^-14) become subnormals or zero,
 /// NaN stays NaN (quiet, sign kept, payload dropped: 0x7E00 | sign -- as PyTorch writes it).
-// [snippet: float-to-half]
+///
 constexpr std::uint16_t float_to_half_bits(float f) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
@@ -46,7 +46,7 @@ constexpr std::uint16_t float_to_half_bits(float f) {
   if (rest > halfway || (rest == halfway && (kept & 1u))) ++kept;
   return static_cast<std::uint16_t>(sign | kept);
 }
-// [end]
+
 
 /// float16 bits -> float32 (exact: every float16 is a float32).
 constexpr float half_bits_to_float(std::uint16_t h) {
@@ -72,14 +72,14 @@ constexpr float half_bits_to_float(std::uint16_t h) {
 /// to inf and subnormals follow from the same rounding (same exponent range as float32). NaN
 /// becomes the quiet NaN 0x7FC0 (c10's rule; PyTorch 1.13's vectorised float32 copy writes 0xFFFF
 /// instead, another NaN).
-// [snippet: float-to-bfloat16]
+///
 constexpr std::uint16_t float_to_bfloat16_bits(float f) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0u;  // NaN
   const std::uint32_t lsb = (x >> 16) & 1u;             // the last bit we keep
   return static_cast<std::uint16_t>((x + 0x7FFFu + lsb) >> 16);
 }
-// [end]
+
 
 constexpr float bfloat16_bits_to_float(std::uint16_t b) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
