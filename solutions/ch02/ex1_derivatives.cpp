@@ -49,8 +49,11 @@ Grads Tanh::backward(Context& ctx, const Grads& grad) {
   const Tensor& g = grad[0];
   // A plain backward (grad mode off) computes g * (1 - y²) in one loop into one new tensor, like
   // PyTorch's tanh_backward kernel: a chain of tanh layers then makes one tensor per step, not four.
-  // With create_graph (grad mode on) the formula below is recorded, so it can be differentiated.
-  if (!kindling::detail::grad_mode_enabled() && g.shape() == y.shape() && g.dtype() == y.dtype()) {
+  // With create_graph (grad mode on) the formula below is recorded, so it can be differentiated;
+  // float16/bfloat16 also take it (its ops compute in float32 and round once).
+  const bool plain = !kindling::detail::grad_mode_enabled() && g.shape() == y.shape() &&
+                     g.dtype() == y.dtype() && !is_reduced_floating_point(y.dtype());
+  if (plain) {
     Tensor out = kindling::detail::make_tensor(y.shape(), y.dtype());
     kindling::detail::dispatch_floating(y.dtype(), "tanh_backward", [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -48,6 +48,10 @@ class Input:
         else:
             raise ValueError(f"unknown input kind {k}")
         # np.array(order="C"), not np.ascontiguousarray: the latter turns 0-d arrays into 1-d ones.
+        # NumPy has no bfloat16: such an input is made in float32, rounded by PyTorch, and travels as
+        # the float32 values of its bfloat16s (exact), its dtype named in the manifest.
+        if self.dtype == "bfloat16":
+            return torch.from_numpy(np.array(v, dtype="float32", order="C")).bfloat16().float().numpy()
         return np.array(v, dtype=self.dtype, order="C")
 
 
@@ -85,7 +89,18 @@ def _graph(fn):
 
 
 # float32 results of different but correct summation orders differ by a few ulps times sqrt(n).
-DEFAULT_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-11)}
+# float16/bfloat16 results are float32 results rounded once: one ulp (2^-10, 2^-7) apart at most.
+DEFAULT_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-11), "float16": (1e-3, 1e-5),
+               "bfloat16": (8e-3, 1e-5)}
+
+
+def _to_numpy(t):
+    """A tensor as a NumPy array and its dtype's name; bfloat16 travels as float32 (exact)."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.float().numpy(), "bfloat16"
+    a = t.numpy()
+    return a, str(a.dtype)
 
 
 def _seed(*names):
@@ -102,10 +117,13 @@ def _run(c, out_dir):
     tensors = {}
     for iname, a in arrays.items():
         t = torch.from_numpy(a.copy())
+        if c["inputs"][iname].dtype == "bfloat16":
+            t = t.bfloat16()
         if c["grad"] and t.is_floating_point() and iname not in c["nograd"]:
             t.requires_grad_(True)
         tensors[iname] = t
     entry = {"name": c["name"], "dir": os.path.basename(d), "inputs": list(arrays),
+             "bfloat16_inputs": [i for i, spec in c["inputs"].items() if spec.dtype == "bfloat16"],
              "grad": c["grad"], "expect_error": c["expect_error"], "nograd": list(c["nograd"])}
     if c["expect_error"]:
         try:
@@ -118,9 +136,8 @@ def _run(c, out_dir):
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     entry["outputs"] = []
     for k, o in enumerate(outs):
-        o_np = o.detach().numpy()
+        o_np, dt = _to_numpy(o)
         np.save(os.path.join(d, f"out_{k}.npy"), np.array(o_np, order="C"))
-        dt = str(o_np.dtype)
         rtol, atol = DEFAULT_TOL.get(dt, (0.0, 0.0))
         entry["outputs"].append({"dtype": dt, "shape": list(o_np.shape),
                                  "rtol": c["rtol"] if c["rtol"] is not None else rtol,
@@ -132,18 +149,19 @@ def _run(c, out_dir):
         for k, o in enumerate(outs):
             if o.requires_grad:
                 g = np.random.default_rng(_seed(c["name"], f"gout{k}")).standard_normal(o.shape)
-                g = np.array(g, dtype=o.detach().numpy().dtype, order="C")
-                np.save(os.path.join(d, f"gout_{k}.npy"), g)
+                g = torch.from_numpy(np.array(g, order="C")).to(o.dtype)
+                np.save(os.path.join(d, f"gout_{k}.npy"), np.array(_to_numpy(g)[0], order="C"))
                 diff_outs.append(o)
-                gouts.append(torch.from_numpy(g))
+                gouts.append(g)
         entry["gouts"] = [k for k, o in enumerate(outs) if o.requires_grad]
         torch.autograd.backward(diff_outs, gouts)
         entry["grads"] = []
         for iname, t in tensors.items():
             if t.requires_grad:
                 g = t.grad if t.grad is not None else torch.zeros_like(t)
-                np.save(os.path.join(d, f"grad_{iname}.npy"), g.numpy())
-                rtol, atol = DEFAULT_TOL[str(arrays[iname].dtype)]
+                g_np, g_dt = _to_numpy(g)
+                np.save(os.path.join(d, f"grad_{iname}.npy"), g_np)
+                rtol, atol = DEFAULT_TOL[g_dt]
                 entry["grads"].append({"input": iname, "none": t.grad is None,
                                        "rtol": c["rtol"] if c["rtol"] is not None else rtol,
                                        "atol": c["atol"] if c["atol"] is not None else atol})

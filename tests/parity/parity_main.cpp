@@ -98,6 +98,8 @@ int main(int argc, char** argv) {
         Inputs in;
         for (const auto& iname : c["inputs"]) {
           kd::Tensor t = kd::load_npy(cdir + "in_" + iname.get<std::string>() + ".npy");
+          const auto bf16 = c.value("bfloat16_inputs", nlohmann::json::array());
+          if (std::find(bf16.begin(), bf16.end(), iname) != bf16.end()) t = t.to(kd::kBFloat16);  // exact
           const auto& nograd = c["nograd"];
           const bool excluded = std::find(nograd.begin(), nograd.end(), iname) != nograd.end();
           if (c["grad"].get<bool>() && t.is_floating_point() && !excluded) {
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
           }
           for (std::size_t k = 0; k < outs.size() && k < eouts.size(); ++k) {
             kd::Tensor want = kd::load_npy(cdir + "out_" + std::to_string(k) + ".npy");
+            if (eouts[k]["dtype"] == "bfloat16") want = want.to(kd::kBFloat16);  // NumPy has none: float32
             if (outs[k].dtype() != want.dtype()) {
               problems.push_back("output " + std::to_string(k) + ": dtype " + kd::dtype_name(outs[k].dtype()) +
                                  ", PyTorch gives " + kd::dtype_name(want.dtype()));
@@ -142,7 +145,8 @@ int main(int argc, char** argv) {
             std::vector<kd::Tensor> douts, gouts;
             for (const auto& k : c["gouts"]) {
               douts.push_back(outs[k.get<int>()]);
-              gouts.push_back(kd::load_npy(cdir + "gout_" + std::to_string(k.get<int>()) + ".npy"));
+              kd::Tensor g = kd::load_npy(cdir + "gout_" + std::to_string(k.get<int>()) + ".npy");
+              gouts.push_back(g.to(outs[k.get<int>()].dtype()));  // bfloat16 travels as float32
             }
             grad_hooks().backward(douts, gouts);
             for (const auto& g : c["grads"]) {

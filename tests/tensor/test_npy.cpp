@@ -153,7 +153,7 @@ TEST_CASE("npy: corrupt and foreign files are refused with IOError naming the fi
       {"int32", with_header("{'descr': '<i4', 'fortran_order': False, 'shape': (3, 4), }"), "np.int64"},
       {"int16", with_header("{'descr': '<i2', 'fortran_order': False, 'shape': (3, 8), }"), "'<i2'"},
       {"uint16", with_header("{'descr': '<u2', 'fortran_order': False, 'shape': (3, 8), }"), "'<u2'"},
-      {"float16", with_header("{'descr': '<f2', 'fortran_order': False, 'shape': (3, 8), }"), "'<f2'"},
+      {"float128", with_header("{'descr': '<f16', 'fortran_order': False, 'shape': (3, 8), }"), "'<f16'"},
       {"big_endian", with_header("{'descr': '>f4', 'fortran_order': False, 'shape': (3, 4), }"), "big-endian"},
       {"objects", with_header("{'descr': '|O', 'fortran_order': False, 'shape': (6,), }"), "objects"},
       {"structured", with_header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (12,), }"),

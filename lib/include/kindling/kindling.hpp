@@ -15,3 +15,6 @@
 #if __has_include("kindling/train.hpp")
 #include "kindling/train.hpp"
 #endif
+#if __has_include("kindling/amp.hpp")
+#include "kindling/amp.hpp"
+#endif

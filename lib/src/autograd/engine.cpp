@@ -76,7 +76,7 @@ void add_into(Grads& buffer, std::uint32_t slot, Tensor&& g, std::uint32_t size)
                      acc.is_contiguous() && acc.shape() == g.shape() && acc.dtype() == g.dtype();
   if (!owned) {
     acc = acc + g;
-  } else if (acc.is_floating_point()) {  // the private buffer needs none of add_'s checks
+  } else if (acc.is_floating_point() && !is_reduced_floating_point(acc.dtype())) {  // no add_ checks needed
     kindling::detail::dispatch_floating(acc.dtype(), "backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
       kindling::detail::binary_loop<T, T, T>(acc, acc, g, [](T a, T b) { return a + b; });

@@ -29,8 +29,10 @@ Tensor fused_grad(const Tensor& g, const Tensor& y, const char* op, F f) {
   });
   return out;
 }
+// (float16/bfloat16 take the recorded ops, which compute in float32 and round once.)
 bool plain_backward(const Tensor& g, const Tensor& y) {
-  return !kindling::detail::grad_mode_enabled() && g.dtype() == y.dtype() && g.shape() == y.shape();
+  return !kindling::detail::grad_mode_enabled() && g.dtype() == y.dtype() && g.shape() == y.shape() &&
+         !is_reduced_floating_point(y.dtype());
 }
 
 // neg: out = -x                  dx = -g

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "kindling/nn/functional.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "nn/blas.hpp"
 #include "nn/checks.hpp"
@@ -127,41 +128,51 @@ struct Convolution : autograd::Function<Convolution> {
   Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const ConvGeom& geom) {
     g = geom;
-    const Tensor x = kindling::detail::contiguous_copy(input);
-    const Tensor w = kindling::detail::contiguous_copy(weight);
-    const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();
+    // float16/bfloat16 (autocast): widened to float32, computed, rounded once -- PyTorch's CPU
+    // bfloat16 convolution accumulates in float32 too.
+    const DType ct = kindling::detail::compute_dtype_of(input.dtype());
+    const Tensor x = kindling::detail::contiguous_copy(kindling::detail::cast(input, ct));
+    const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(weight, ct));
+    const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(kindling::detail::cast(bias, ct)) : Tensor();
     Tensor out = kindling::detail::make_tensor({g.n, g.o, g.oh, g.ow}, x.dtype(), x.device());
     ctx.save_for_backward({input, weight});
-    if (out.numel() == 0) return out;  // an empty batch: nothing to compute (and BLAS dislikes 0-sized matrices)
+    if (out.numel() == 0) return kindling::detail::cast(out, input.dtype());  // nothing to compute (and BLAS dislikes 0-sized matrices)
     kindling::detail::dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
       using T = typename decltype(tag)::type;
       conv_forward<T>(x.data_ptr<T>(), w.data_ptr<T>(), b.defined() ? b.data_ptr<T>() : nullptr, g, out.data_ptr<T>());
     });
-    return out;
+    return kindling::detail::cast(out, input.dtype());
   }
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
-    const Tensor x = kindling::detail::contiguous_copy(ctx.saved(0));
-    const Tensor w = kindling::detail::contiguous_copy(ctx.saved(1));
-    const Tensor gout = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
+    const DType dt = ctx.saved(0).dtype(), ct = kindling::detail::compute_dtype_of(dt);
+    const Tensor x = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(0), ct));
+    const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(1), ct));
+    const Tensor gout = kindling::detail::contiguous_copy(kindling::detail::cast(grads[0].to(dt), ct));
     Tensor dx, dw, db;
     if (ctx.needs_input_grad(0)) dx = zeros_like(x);
     if (ctx.needs_input_grad(1)) dw = zeros_like(w);
     if (ctx.needs_input_grad(2)) db = zeros({g.o}, {.dtype = x.dtype()});
-    if (gout.numel() == 0) return {dx, dw, db};
+    // Gradients in the inputs' own dtype (float32 inside for float16/bfloat16).
+    auto narrow = [dt](const Tensor& t) { return t.defined() ? kindling::detail::cast(t, dt) : t; };
+    if (gout.numel() == 0) return {narrow(dx), narrow(dw), narrow(db)};
     kindling::detail::dispatch_floating(x.dtype(), "conv2d backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
       conv_backward<T>(x.data_ptr<T>(), w.data_ptr<T>(), gout.data_ptr<T>(), g, dx.defined() ? dx.data_ptr<T>() : nullptr,
                        dw.defined() ? dw.data_ptr<T>() : nullptr, db.defined() ? db.data_ptr<T>() : nullptr);
     });
-    return {dx, dw, db};
+    return {narrow(dx), narrow(dw), narrow(db)};
   }
 };
 
 }  // namespace
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
-              IntPair dilation, std::int64_t groups) {
+Tensor conv2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, IntPair stride,
+              IntPair padding, IntPair dilation, std::int64_t groups) {
+  // Under autocast conv2d runs in the autocast dtype (PyTorch's lower-precision list).
+  const Tensor input = kindling::detail::autocast_to_lower(input_in);
+  const Tensor weight = kindling::detail::autocast_to_lower(weight_in);
+  const Tensor bias = kindling::detail::autocast_to_lower(bias_in);
   detail::check_same_device("conv2d", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
   kindling::detail::check_cpu(input, "conv2d");
   if (input.dim() == 3) {  // unbatched [C, H, W], like PyTorch

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kindling/nn/functional.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "kindling/tensor/random.hpp"
 #include "nn/checks.hpp"
@@ -21,7 +22,11 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) { return x.log_softmax(dim
 Tensor flatten(const Tensor& x, std::int64_t start_dim, std::int64_t end_dim) { return x.flatten(start_dim, end_dim); }
 
 // ---- linear -----------------------------------------------------------------------------------
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias_in) {
+  // Under autocast linear runs in the autocast dtype, bias included (PyTorch's lower-precision list).
+  const Tensor x = kindling::detail::autocast_to_lower(x_in);
+  const Tensor weight = kindling::detail::autocast_to_lower(weight_in);
+  const Tensor bias = kindling::detail::autocast_to_lower(bias_in);
   detail::check_same_device("linear", {{"input", &x}, {"weight", &weight}, {"bias", &bias}});
   if (weight.dim() != 2) {
     throw ShapeError("linear: weight must be 2-D [out_features, in_features] but has shape " +

@@ -37,6 +37,8 @@ const char* st_dtype(DType d) {
   switch (d) {
     case DType::Float32: return "F32";
     case DType::Float64: return "F64";
+    case DType::Float16: return "F16";
+    case DType::BFloat16: return "BF16";
     case DType::Int64: return "I64";
     case DType::UInt8: return "U8";
     case DType::Bool: return "BOOL";
@@ -51,6 +53,8 @@ int st_rank(DType d) {
     case DType::UInt8: return 1;
     case DType::Float32: return 11;
     case DType::Float64: return 12;
+    case DType::Float16: return 7;
+    case DType::BFloat16: return 8;
     case DType::Int64: return 13;
   }
   return -1;
@@ -59,6 +63,8 @@ int st_rank(DType d) {
 bool parse_dtype(const std::string& s, DType& out) {
   if (s == "F32") out = kFloat32;
   else if (s == "F64") out = kFloat64;
+  else if (s == "F16") out = kFloat16;
+  else if (s == "BF16") out = kBFloat16;
   else if (s == "I64") out = kInt64;
   else if (s == "U8") out = kUInt8;
   else if (s == "BOOL") out = kBool;
@@ -179,7 +185,7 @@ Parsed parse_header(std::ifstream& in, const std::string& path) {
     Parsed::Info info{name, kFloat32, {}, 0, 0};
     const std::string ds = v["dtype"].get<std::string>();
     if (!parse_dtype(ds, info.dtype)) {
-      fail(path, where + ": unsupported dtype \"" + ds + "\" (Kindling reads F32, F64, I64, U8, BOOL; F16/BF16 join in chapter 6)");
+      fail(path, where + ": unsupported dtype \"" + ds + "\" (Kindling reads F16, BF16, F32, F64, I64, U8, BOOL)");
     }
     if (!v["shape"].is_array()) fail(path, where + ": \"shape\" is not an array");
     std::uint64_t numel = 1;

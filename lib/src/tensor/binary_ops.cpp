@@ -137,11 +137,24 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
 }
 
 void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  dispatch(out.dtype(), op_name(op), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const DType dt = out.dtype();
-    if (a.dtype() == dt && b.dtype() == dt) run_kernel<T>(op, out, a, b, alpha);  // no casts, no copies
-    else run_kernel<T>(op, out, cast(a, dt), cast(b, dt), alpha);
+  const DType dt = out.dtype();
+  if (!is_reduced_floating_point(dt)) {
+    dispatch(dt, op_name(op), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (a.dtype() == dt && b.dtype() == dt) run_kernel<T>(op, out, a, b, alpha);  // no casts, no copies
+      else run_kernel<T>(op, out, cast(a, dt), cast(b, dt), alpha);
+    });
+    return;
+  }
+  // float16/bfloat16: both operands are first converted to the result's dtype, as PyTorch's
+  // TensorIterator does (a float32 0-d operand of a float16 op is rounded to float16 before the
+  // float32 math), then computed in float32 and rounded once.
+  const Tensor ac = cast(a, dt), bc = cast(b, dt);
+  via_float32(out, [&](const Tensor& o) {
+    dispatch(o.dtype(), op_name(op), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      run_kernel<T>(op, o, cast(ac, o.dtype()), cast(bc, o.dtype()), alpha);
+    });
   });
 }
 
@@ -236,6 +249,29 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return record<"minimum">(binary_forward(Bin::Minimum, a, b), a, b);
 }
 
+namespace {
+/// out = x ** exponent, out and x of the same compute dtype.
+void pow_scalar_kernel(const Tensor& out, const Tensor& x, const Scalar& exponent) {
+  dispatch(out.dtype(), "pow", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      // The exponents PyTorch special-cases get the same cheap (and exact-as-possible) formulas.
+      const T e = exponent.to<T>();
+      if (e == T(2)) unary_loop<T, T>(out, x, [](T v) { return v * v; });
+      else if (e == T(3)) unary_loop<T, T>(out, x, [](T v) { return v * v * v; });
+      else if (e == T(0.5)) unary_loop<T, T>(out, x, [](T v) { return std::sqrt(v); });
+      else if (e == T(-0.5)) unary_loop<T, T>(out, x, [](T v) { return T(1) / std::sqrt(v); });
+      else if (e == T(-1)) unary_loop<T, T>(out, x, [](T v) { return T(1) / v; });
+      else if (e == T(-2)) unary_loop<T, T>(out, x, [](T v) { return T(1) / (v * v); });
+      else unary_loop<T, T>(out, x, [e](T v) { return std::pow(v, e); });
+    } else if constexpr (!std::is_same_v<T, bool>) {  // bool was refused above
+      const std::int64_t e = exponent.to_int();
+      unary_loop<T, T>(out, x, [e](T v) { return int_pow<T>(v, e); });
+    }
+  });
+}
+}  // namespace
+
 Tensor pow(const Tensor& a, Scalar exponent) {
   check_cpu(a, "pow");
   const DType dt = result_type(a, exponent);
@@ -253,24 +289,7 @@ Tensor pow(const Tensor& a, Scalar exponent) {
                      "x.to(kd::kFloat32).pow(-1).");
   }
   Tensor out = make_tensor(a.shape(), dt);
-  const Tensor x = cast(a, dt);
-  dispatch(dt, "pow", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T>) {
-      // The exponents PyTorch special-cases get the same cheap (and exact-as-possible) formulas.
-      const T e = exponent.to<T>();
-      if (e == T(2)) unary_loop<T, T>(out, x, [](T v) { return v * v; });
-      else if (e == T(3)) unary_loop<T, T>(out, x, [](T v) { return v * v * v; });
-      else if (e == T(0.5)) unary_loop<T, T>(out, x, [](T v) { return std::sqrt(v); });
-      else if (e == T(-0.5)) unary_loop<T, T>(out, x, [](T v) { return T(1) / std::sqrt(v); });
-      else if (e == T(-1)) unary_loop<T, T>(out, x, [](T v) { return T(1) / v; });
-      else if (e == T(-2)) unary_loop<T, T>(out, x, [](T v) { return T(1) / (v * v); });
-      else unary_loop<T, T>(out, x, [e](T v) { return std::pow(v, e); });
-    } else if constexpr (!std::is_same_v<T, bool>) {  // bool was refused above
-      const std::int64_t e = exponent.to_int();
-      unary_loop<T, T>(out, x, [e](T v) { return int_pow<T>(v, e); });
-    }
-  });
+  via_float32(out, [&](const Tensor& o) { pow_scalar_kernel(o, cast(a, o.dtype()), exponent); });
   return record<"pow_scalar">(out, a, exponent);
 }
 

@@ -33,9 +33,11 @@ Tensor compare(Cmp op, const Tensor& a, const Tensor& b) {
   const char* name = cmp_name(op);
   check_cpu(a, name);
   check_cpu(b, name);
-  const DType dt = result_type(a, b);
+  // float16/bfloat16: both sides rounded to the common dtype, then compared in float32 (widening
+  // is exact, so the answers are the same).
+  const DType common = result_type(a, b), dt = compute_dtype_of(common);
   Tensor out = make_tensor(broadcast_shapes(a.shape(), b.shape(), name), kBool);
-  const Tensor ac = cast(a, dt), bc = cast(b, dt);
+  const Tensor ac = cast(cast(a, common), dt), bc = cast(cast(b, common), dt);
   dispatch(dt, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     switch (op) {
@@ -66,7 +68,7 @@ bool all_true(const Tensor& t) {
 
 /// out = cond ? a : b, every operand broadcast to out's shape (a and b already have out's dtype).
 void where_kernel(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  dispatch(out.dtype(), "where", [&](auto tag) {
+  dispatch_all(out.dtype(), "where", [&](auto tag) {  // moves elements, no math: any dtype
     using T = typename decltype(tag)::type;
     const Shape& shape = out.shape();
     std::array<DimVec, 4> st{
@@ -163,7 +165,7 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
   }
   // Like torch.allclose, the shapes broadcast against each other.
   Tensor close = make_tensor(broadcast_shapes(a.shape(), b.shape(), "allclose"), kBool);
-  dispatch(a.dtype(), "allclose", [&](auto tag) {
+  dispatch_all(a.dtype(), "allclose", [&](auto tag) {
     using T = typename decltype(tag)::type;
     binary_loop<T, T, bool>(close, a, b, [=](T x, T y) {
       const double dx = static_cast<double>(x), dy = static_cast<double>(y);

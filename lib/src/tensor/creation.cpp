@@ -8,6 +8,7 @@
 #include "dispatch.hpp"
 #include "kindling/tensor/checked.hpp"
 #include "internal.hpp"
+#include "op_helpers.hpp"
 
 namespace kindling {
 namespace {
@@ -105,6 +106,10 @@ Tensor tensor(const NestedList& data) {
 }
 
 Tensor tensor(const NestedList& data, TensorOptions options) {
+  if (is_reduced_floating_point(options.dtype)) {  // made in float32, rounded once
+    const TensorOptions wide{.dtype = kFloat32};
+    return finish(detail::cast(tensor(data, wide), options.dtype), options, "tensor");
+  }
   Shape shape;
   bool seen_leaf = false;
   std::size_t leaf_depth = 0;
@@ -166,6 +171,10 @@ Tensor arange(Scalar start, Scalar end, Scalar step) {
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
+  if (is_reduced_floating_point(options.dtype)) {  // made in float32, rounded once
+    const TensorOptions wide{.dtype = kFloat32};
+    return finish(detail::cast(arange(start, end, step, wide), options.dtype), options, "arange");
+  }
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   if (st == 0) throw ValueError("arange: step must be nonzero.");
   if (!std::isfinite(s) || !std::isfinite(e)) {
@@ -214,6 +223,10 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
 }
 
 Tensor linspace(double start, double end, std::int64_t steps, TensorOptions options) {
+  if (is_reduced_floating_point(options.dtype)) {  // made in float32, rounded once
+    const TensorOptions wide{.dtype = kFloat32};
+    return finish(detail::cast(linspace(start, end, steps, wide), options.dtype), options, "linspace");
+  }
   if (steps < 0) throw ValueError("linspace: number of steps must be non-negative, got " + str(steps) + ".");
   if (options.dtype == kBool) {
     throw DTypeError("linspace: bool is not supported (as in PyTorch). Hint: use a numeric dtype.");

@@ -16,6 +16,7 @@
 
 #include "dispatch.hpp"
 #include "internal.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "op_helpers.hpp"
 
@@ -99,6 +100,10 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 /// values only; the public functions below record the product for autograd under PyTorch's names.
 Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
   check_operands(a_in, b_in, op);
+  // float16/bfloat16: widened (exactly) to float32, multiplied with float32 accumulation, rounded
+  // once -- what PyTorch's CPU bfloat16 GEMM computes.
+  if (is_reduced_floating_point(a_in.dtype()))
+    return cast(product(cast(a_in, kFloat32), cast(b_in, kFloat32), op), a_in.dtype());
   Tensor a = a_in, b = b_in;
   const bool a1 = a.dim() == 1, b1 = b.dim() == 1;
   if (a1 && b1 && a.size(0) != b.size(0)) {
@@ -269,7 +274,9 @@ Tensor matmul_recorded(const Tensor& t1, const Tensor& t2) {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  // Under autocast: the autocast dtype (PyTorch's lower-precision list; mv and dot are not on it).
+  const Tensor a = autocast_to_lower(a_in), b = autocast_to_lower(b_in);
   if (needs_grad(a, b)) {
     check_operands(a, b, "matmul");
     return matmul_recorded(a, b);
@@ -277,12 +284,16 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return product(a, b, "matmul");  // no graph to build: the general kernel, without intermediate views
 }
 
-Tensor mm(const Tensor& a, const Tensor& b) {
+Tensor mm(const Tensor& a_in, const Tensor& b_in) {
+  // Under autocast: the autocast dtype (PyTorch's lower-precision list; mv and dot are not on it).
+  const Tensor a = autocast_to_lower(a_in), b = autocast_to_lower(b_in);
   check_ranks(a, b, 2, 2, "mm", "use matmul for vectors and batches of matrices.");
   return record<"mm">(product(a, b, "mm"), a, b);
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
+Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
+  // Under autocast: the autocast dtype (PyTorch's lower-precision list; mv and dot are not on it).
+  const Tensor a = autocast_to_lower(a_in), b = autocast_to_lower(b_in);
   check_ranks(a, b, 3, 3, "bmm", "bmm multiplies batches of matrices [B, n, k] x [B, k, m]; use matmul to broadcast.");
   if (a.size(0) != b.size(0)) {
     throw ShapeError("bmm: batch sizes differ: " + shape_str(a.shape()) + " and " + shape_str(b.shape()) +
@@ -308,7 +319,9 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return a.reshape({-1, 1}) * b;
 }
 
-Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+Tensor addmm(const Tensor& bias_in, const Tensor& a_in, const Tensor& b_in, Scalar beta, Scalar alpha) {
+  // Under autocast: the autocast dtype (PyTorch's lower-precision list; mv and dot are not on it).
+  const Tensor bias = autocast_to_lower(bias_in), a = autocast_to_lower(a_in), b = autocast_to_lower(b_in);
   check_ranks(a, b, 2, 2, "addmm", "addmm(bias, a, b) computes bias + a @ b for matrices a [n, k], b [k, m].");
   check_defined(bias, "addmm");
   Tensor prod = product(a, b, "addmm");  // [n, m]

@@ -33,6 +33,8 @@ const char* descr_of(DType d) {
     case DType::Int64: return "<i8";
     case DType::Float32: return "<f4";
     case DType::Float64: return "<f8";
+    case DType::Float16: return "<f2";
+    case DType::BFloat16: return "?";  // NumPy has no bfloat16: save_npy refuses it
   }
   return "?";
 }
@@ -149,6 +151,7 @@ DType dtype_of_descr(const std::string& descr, const std::string& path) {
   if (!d.empty() && d[0] == '=') d[0] = '<';
   if (d == "<f4") return kFloat32;
   if (d == "<f8") return kFloat64;
+  if (d == "<f2") return kFloat16;
   if (d == "<i8") return kInt64;
   if (d == "|u1" || d == "<u1" || d == ">u1") return kUInt8;
   if (d == "|b1" || d == "<b1" || d == ">b1") return kBool;
@@ -159,12 +162,12 @@ DType dtype_of_descr(const std::string& descr, const std::string& path) {
     hint = "integer type '" + descr + "' is not supported (Kindling has uint8 and int64). Hint: in NumPy, "
            "save arr.astype(np.int64)";
   } else if (d.size() >= 2 && d[1] == 'f') {
-    hint = "float type '" + descr + "' is not supported (Kindling has float32 and float64). Hint: in NumPy, "
+    hint = "float type '" + descr + "' is not supported (Kindling has float16, float32 and float64). Hint: in NumPy, "
            "save arr.astype(np.float32)";
   } else if (d.size() >= 2 && d[1] == 'O') {
     hint = "the array holds Python objects (pickled), which Kindling never loads";
   } else {
-    hint = "dtype '" + descr + "' is not supported (bool, uint8, int64, float32 and float64 are)";
+    hint = "dtype '" + descr + "' is not supported (bool, uint8, int64, float16, float32 and float64 are)";
   }
   fail(path, "unsupported dtype '" + descr + "': " + hint);
 }
@@ -173,6 +176,11 @@ DType dtype_of_descr(const std::string& descr, const std::string& path) {
 
 void save_npy(const Tensor& t, const std::string& path) {
   detail::check_cpu(t, "save_npy");
+  if (t.dtype() == kBFloat16) {
+    throw DTypeError("save_npy: NumPy has no bfloat16 dtype, so a bfloat16 tensor (shape " +
+                     shape_str(t.shape()) + ") has no .npy form. Hint: save t.to(kd::kFloat32) "
+                     "(exact: every bfloat16 is a float32), or use kd::save (safetensors has BF16).");
+  }
   const Tensor c = t.contiguous();
   std::string header = std::string("{'descr': '") + descr_of(t.dtype()) + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < t.shape().size(); ++i) header += std::to_string(t.shape()[i]) + ", ";

@@ -16,6 +16,23 @@ inline Tensor cast(const Tensor& t, DType dtype) {
   return out;
 }
 
+/// The dtype a kernel computes `dtype` in: float32 for float16/bfloat16 (each result is rounded
+/// back once, as in PyTorch's CPU kernels), the dtype itself otherwise.
+inline DType compute_dtype_of(DType dtype) { return is_reduced_floating_point(dtype) ? kFloat32 : dtype; }
+
+/// Runs `kernel(out)`; when `out` is float16/bfloat16 the kernel writes a float32 tensor instead,
+/// which is then rounded into `out` once. Kernels cast their inputs to the dtype of the tensor they
+/// are given, so a 16-bit input is widened exactly and every element is rounded a single time.
+template <class Kernel> void via_float32(const Tensor& out, Kernel&& kernel) {
+  if (!is_reduced_floating_point(out.dtype())) {
+    kernel(out);
+    return;
+  }
+  Tensor wide = make_tensor(out.shape(), kFloat32, out.device());
+  kernel(wide);
+  copy_into(out, wide);
+}
+
 /// `t` itself when contiguous, otherwise a row-major copy (not recorded).
 inline Tensor contiguous_copy(const Tensor& t) {
   if (t.is_contiguous()) return t;
@@ -50,6 +67,8 @@ inline const char* torch_type_name(DType d) {
     case DType::Int64: return "Long";
     case DType::Float32: return "Float";
     case DType::Float64: return "Double";
+    case DType::Float16: return "Half";
+    case DType::BFloat16: return "BFloat16";
   }
   return "?";
 }

@@ -12,6 +12,7 @@
 
 #include "dispatch.hpp"
 #include "internal.hpp"
+#include "op_helpers.hpp"
 
 namespace kindling {
 
@@ -128,6 +129,10 @@ void manual_seed(std::uint64_t seed) {
 }
 
 Tensor rand(const Shape& shape, TensorOptions options, Generator* gen) {
+  if (is_reduced_floating_point(options.dtype)) {  // made in float32, rounded once
+    const TensorOptions wide{.dtype = kFloat32};
+    return finish(detail::cast(rand(shape, wide, gen), options.dtype), options, "rand");
+  }
   Tensor t = detail::make_tensor(shape, options.dtype);
   const std::int64_t n = t.numel();
   Lock l(gen);
@@ -145,6 +150,10 @@ Tensor rand(const Shape& shape, TensorOptions options, Generator* gen) {
 }
 
 Tensor randn(const Shape& shape, TensorOptions options, Generator* gen) {
+  if (is_reduced_floating_point(options.dtype)) {  // made in float32, rounded once
+    const TensorOptions wide{.dtype = kFloat32};
+    return finish(detail::cast(randn(shape, wide, gen), options.dtype), options, "randn");
+  }
   Tensor t = detail::make_tensor(shape, options.dtype);
   const std::int64_t n = t.numel();
   Lock l(gen);
@@ -157,6 +166,10 @@ Tensor randn(const Shape& shape, TensorOptions options, Generator* gen) {
 }
 
 Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, TensorOptions options, Generator* gen) {
+  if (is_reduced_floating_point(options.dtype)) {  // made in float32, rounded once
+    const TensorOptions wide{.dtype = kFloat32};
+    return finish(detail::cast(randint(low, high, shape, wide, gen), options.dtype), options, "randint");
+  }
   if (high <= low) {
     throw ValueError("randint: empty range [" + std::to_string(low) + ", " + std::to_string(high) +
                      "). Hint: high is exclusive and must be greater than low.");

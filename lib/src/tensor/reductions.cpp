@@ -28,7 +28,8 @@ using namespace detail;
 Tensor sum_acc(const Tensor& x, const std::vector<bool>& mask) {
   const DType acc_dtype = is_floating_point(x.dtype()) ? kFloat64 : kInt64;
   const Shape keep = reduced_shape(x.shape(), mask, /*keepdim=*/true);
-  Tensor acc = sum_keepdim(piece_input(x), mask);
+  // float16/bfloat16 are widened first (exactly) and summed like float32.
+  Tensor acc = sum_keepdim(piece_input(cast(x, compute_dtype_of(x.dtype()))), mask);
   if (!acc.defined() || acc.shape() != keep || acc.dtype() != acc_dtype) {
     throw ValueError("sum: the reduction (ch01.ex6, sum_keepdim) returned " +
                      (acc.defined() ? dname(acc.dtype()) + " of shape " + shape_str(acc.shape()) : std::string("an undefined tensor")) +
@@ -117,6 +118,10 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, std::int64_t dim, bool ke
   std::vector<bool> mask(x.dim(), false);
   if (x.dim() > 0) mask[d] = true;
   const Shape out_shape = reduced_shape(x.shape(), mask, keepdim);
+  if (is_reduced_floating_point(x.dtype())) {  // the best of the widened values is exact: narrow it back
+    auto [values, indices] = extreme_dim(cast(x, kFloat32), dim, keepdim, is_max, op);
+    return {cast(values, x.dtype()), indices};
+  }
   Tensor values = make_tensor(out_shape, x.dtype());
   Tensor indices = make_tensor(out_shape, kInt64);
   dispatch(x.dtype(), op, [&](auto tag) {
@@ -135,6 +140,7 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, std::int64_t dim, bool ke
 Tensor extreme_all(const Tensor& x, bool is_max, const char* op) {
   check_cpu(x, op);
   refuse_empty_all(x, op);
+  if (is_reduced_floating_point(x.dtype())) return cast(extreme_all(cast(x, kFloat32), is_max, op), x.dtype());
   Tensor acc = make_tensor(Shape(x.dim(), 1), x.dtype());
   dispatch(x.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -175,11 +181,15 @@ void check_var_dtype(const Tensor& x, const char* op) {
 /// `dim` value meaning "reduce every element" for var_impl.
 constexpr std::int64_t kAllDims = INT64_MIN;
 
-/// Variance of each lane along `dim` (all elements when dim == kAllDims), two passes in float64:
-/// mean first, then the sum of squared deviations — accurate even when the mean is large.
-Tensor var_impl(const Tensor& x, std::int64_t dim, bool keepdim, std::int64_t correction, const char* op) {
+/// Variance (or, with `root`, standard deviation) of each lane along `dim` (all elements when
+/// dim == kAllDims), two passes in float64: mean first, then the sum of squared deviations —
+/// accurate even when the mean is large. Rounded once to x's dtype.
+Tensor var_impl(const Tensor& x, std::int64_t dim, bool keepdim, std::int64_t correction, const char* op,
+                bool root = false) {
   check_cpu(x, op);
   check_var_dtype(x, op);
+  if (is_reduced_floating_point(x.dtype()))
+    return cast(var_impl(cast(x, kFloat32), dim, keepdim, correction, op, root), x.dtype());
   Tensor src = x;
   std::int64_t d = 0;
   Shape out_shape;
@@ -206,22 +216,14 @@ Tensor var_impl(const Tensor& x, std::int64_t dim, bool keepdim, std::int64_t co
       for (std::int64_t i = 0; i < n; ++i) ss += (at(i) - mean) * (at(i) - mean);
       // PyTorch divides by max(0, n - correction): 0/0 gives NaN, x/0 gives inf.
       const double denom = std::max<double>(0.0, static_cast<double>(n - correction));
-      op_[k] = static_cast<T>(ss / denom);
+      op_[k] = static_cast<T>(root ? std::sqrt(ss / denom) : ss / denom);
     });
   });
   return out;
 }
 
-Tensor var_all(const Tensor& x, std::int64_t correction, const char* op) {
-  return var_impl(x, kAllDims, false, correction, op);
-}
-
-void sqrt_in_place(Tensor& t) {
-  dispatch_floating(t.dtype(), "std", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* p = t.data_ptr<T>();
-    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = std::sqrt(p[i]);
-  });
+Tensor var_all(const Tensor& x, std::int64_t correction, const char* op, bool root = false) {
+  return var_impl(x, kAllDims, false, correction, op, root);
 }
 
 }  // namespace
@@ -318,13 +320,11 @@ Tensor Tensor::var(std::int64_t dim, bool keepdim, std::int64_t correction) cons
   return detail::record<"var">(out, *this, IntArrayRef(&d, 1), correction, keepdim);
 }
 Tensor Tensor::std(std::int64_t correction) const {
-  Tensor out = var_all(*this, correction, "std");
-  sqrt_in_place(out);
+  Tensor out = var_all(*this, correction, "std", /*root=*/true);
   return detail::record<"std">(out, *this, IntArrayRef(), correction, false);
 }
 Tensor Tensor::std(std::int64_t dim, bool keepdim, std::int64_t correction) const {
-  Tensor out = var_impl(*this, dim, keepdim, correction, "std");
-  sqrt_in_place(out);
+  Tensor out = var_impl(*this, dim, keepdim, correction, "std", /*root=*/true);
   const std::int64_t d = wrap_dim(dim, this->dim(), "std");
   return detail::record<"std">(out, *this, IntArrayRef(&d, 1), correction, keepdim);
 }

@@ -23,6 +23,8 @@ using namespace detail;
 template <bool Log> Tensor softmax_impl(const Tensor& x, std::int64_t dim, const char* op) {  // not recorded
   check_cpu(x, op);
   const std::int64_t d = wrap_dim(dim, x.dim(), op);
+  // float16/bfloat16: computed in float32 and rounded once, as PyTorch's CPU kernel does.
+  if (is_reduced_floating_point(x.dtype())) return cast(softmax_impl<Log>(cast(x, kFloat32), d, op), x.dtype());
   dispatch_floating(x.dtype(), op, [](auto) {});  // a clear DTypeError for integer inputs
   // The values come from chapter 1's exercise 5 (pieces.hpp), checked so that a wrong answer gives a
   // clear error rather than a tensor of the wrong geometry further down.

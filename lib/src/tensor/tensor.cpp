@@ -2,6 +2,7 @@
 #include "kindling/tensor/tensor.hpp"
 #include "kindling/tensor/small_object_pool.hpp"
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -74,9 +75,12 @@ DType result_type(const Tensor& a, const Scalar& s) {
 
 Tensor scalar_to_tensor(const Scalar& s, DType dtype) {
   Tensor t = make_tensor({}, dtype);
-  dispatch(dtype, "scalar", [&](auto tag) {
+  dispatch_all(dtype, "scalar", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    *t.data_ptr<T>() = s.to<T>();
+    // A 16-bit float is rounded from the float32 value, as c10 converts a double (double -> float ->
+    // half, so PyTorch rounds twice too).
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) *t.data_ptr<T>() = T(s.to<float>());
+    else *t.data_ptr<T>() = s.to<T>();
   });
   return t;
 }
@@ -88,8 +92,20 @@ namespace {
 ///    have them (2.5 -> uint8 truncates to 2, but -0.5, 256.0, NaN and inf do not fit);
 ///  - an integer must lie in T's range, except that an unsigned T also takes -max..-1, which wrap
 ///    around by two's complement (uint8 accepts -255..255: fill_(-1) writes 255, as in PyTorch).
+/// The limits scalar_fits checks against: T's own, and for the 16-bit floats those of the value they
+/// hold (float16: finite up to 65504; bfloat16: float32's range), as c10's numeric_limits<Half> gives.
+template <class T> struct FitLimits : std::numeric_limits<T> {};
+template <> struct FitLimits<Half> : std::numeric_limits<float> {
+  static constexpr float max() { return 65504.0f; }
+  static constexpr float lowest() { return -65504.0f; }
+};
+template <> struct FitLimits<BFloat16> : std::numeric_limits<float> {
+  static constexpr float max() { return std::bit_cast<float>(0x7F7F0000u); }  // 3.3895e38
+  static constexpr float lowest() { return -max(); }
+};
+
 template <class T> bool scalar_fits(const Scalar& s) {
-  using L = std::numeric_limits<T>;
+  using L = FitLimits<T>;
   if constexpr (std::is_same_v<T, bool>) {
     return true;
   } else {
@@ -123,9 +139,9 @@ std::string scalar_str(const Scalar& s) {
 }  // namespace
 
 void check_scalar_fits(const Scalar& s, DType dtype, const char* op) {
-  const bool fits = dispatch(dtype, op, [&](auto tag) { return scalar_fits<typename decltype(tag)::type>(s); });
+  const bool fits = dispatch_all(dtype, op, [&](auto tag) { return scalar_fits<typename decltype(tag)::type>(s); });
   if (fits) return;
-  const std::string range = dispatch(dtype, op, [&](auto tag) -> std::string {
+  const std::string range = dispatch_all(dtype, op, [&](auto tag) -> std::string {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
       const auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
@@ -136,7 +152,7 @@ void check_scalar_fits(const Scalar& s, DType dtype, const char* op) {
     } else {
       char buf[64];
       std::snprintf(buf, sizeof buf, "finite values up to %g in magnitude, inf and nan",
-                    static_cast<double>(std::numeric_limits<T>::max()));
+                    static_cast<double>(FitLimits<T>::max()));
       return buf;
     }
   });
@@ -152,15 +168,20 @@ Tensor checked_scalar_to_tensor(const Scalar& s, DType dtype, const char* op) {
 
 void copy_into(const Tensor& dst, const Tensor& src) {
   // Same dtype and shape: the plain strided copy, chapter 1's exercise 4 (pieces.hpp).
-  if (dst.dtype() == src.dtype() && dst.shape() == src.shape()) {
+  // (float16/bfloat16 are moved by the conversion loop below as themselves: the exercise covers
+  // chapter 1's five dtypes.)
+  if (dst.dtype() == src.dtype() && dst.shape() == src.shape() && !is_reduced_floating_point(dst.dtype())) {
     strided_copy(dst, piece_input(src));
     return;
   }
-  dispatch(dst.dtype(), "copy_", [&](auto dtag) {
+  // Every pair of dtypes: a 16-bit float converts through float32 (exactly, in that direction; the
+  // other way rounds to nearest even), so double -> half rounds twice, exactly as PyTorch does.
+  dispatch_all(dst.dtype(), "copy_", [&](auto dtag) {
     using D = typename decltype(dtag)::type;
-    dispatch(src.dtype(), "copy_", [&](auto stag) {
+    dispatch_all(src.dtype(), "copy_", [&](auto stag) {
       using S = typename decltype(stag)::type;
-      unary_loop<S, D>(dst, src, [](S v) { return static_cast<D>(v); });
+      if constexpr (std::is_same_v<S, D>) unary_loop<S, D>(dst, src, [](S v) { return v; });  // bits kept
+      else unary_loop<S, D>(dst, src, [](S v) { return static_cast<D>(v); });
     });
   });
 }
@@ -204,7 +225,8 @@ template <class T> T* Tensor::data_ptr() const {
   if (dtype() != dtype_of<T>()) {
     throw DTypeError(std::string("data_ptr<") + dtype_name(dtype_of<T>()) + ">: the tensor's dtype is " +
                      dtype_name(dtype()) + ". Hint: use data_ptr<T>() with the matching C++ type "
-                     "(float for float32, double for float64, int64_t for int64, uint8_t, bool).");
+                     "(float for float32, double for float64, int64_t for int64, uint8_t, bool, kd::Half for "
+                     "float16, kd::BFloat16 for bfloat16).");
   }
   return static_cast<T*>(raw_data_ptr());
 }
@@ -216,7 +238,7 @@ template <class T> T Tensor::item() const {
                      "first (sum(), mean()) or index one element.");
   }
   detail::check_cpu(*this, "item");
-  return detail::dispatch(dtype(), "item", [&](auto tag) {
+  return detail::dispatch_all(dtype(), "item", [&](auto tag) {
     using S = typename decltype(tag)::type;
     return static_cast<T>(*static_cast<const S*>(raw_data_ptr()));
   });
@@ -244,6 +266,8 @@ KINDLING_INSTANTIATE(float)
 KINDLING_INSTANTIATE(double)
 KINDLING_INSTANTIATE(std::int64_t)
 KINDLING_INSTANTIATE(std::uint8_t)
+KINDLING_INSTANTIATE(Half)
+KINDLING_INSTANTIATE(BFloat16)
 template bool* Tensor::data_ptr<bool>() const;
 template bool Tensor::item<bool>() const;
 template int Tensor::item<int>() const;

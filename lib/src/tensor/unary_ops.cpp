@@ -31,10 +31,12 @@ template <OpKey Key, class F> Tensor float_unary(const Tensor& x, F f) {
   check_cpu(x, op);
   const DType dt = is_floating_point(x.dtype()) ? x.dtype() : kFloat32;
   Tensor out = make_tensor(x.shape(), dt);
-  const Tensor xc = cast(x, dt);
-  dispatch_floating(dt, op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    unary_loop<T, T>(out, xc, [&f](T v) { return static_cast<T>(f(v)); });
+  via_float32(out, [&](const Tensor& o) {
+    const Tensor xc = cast(x, o.dtype());
+    dispatch_floating(o.dtype(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      unary_loop<T, T>(o, xc, [&f](T v) { return static_cast<T>(f(v)); });
+    });
   });
   return record<Key>(out, x);
 }
@@ -44,9 +46,12 @@ template <OpKey Key, class F> Tensor same_dtype_unary(const Tensor& x, F f) {
   const char* op = Key.str;
   check_cpu(x, op);
   Tensor out = make_tensor(x.shape(), x.dtype());
-  dispatch(x.dtype(), op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    unary_loop<T, T>(out, x, [&f](T v) { return static_cast<T>(f(v)); });
+  via_float32(out, [&](const Tensor& o) {
+    const Tensor xc = cast(x, o.dtype());
+    dispatch(o.dtype(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      unary_loop<T, T>(o, xc, [&f](T v) { return static_cast<T>(f(v)); });
+    });
   });
   return record<Key>(out, x);
 }
@@ -70,6 +75,10 @@ DType clamp_dtype(const Tensor& x, const std::optional<Scalar>& lo, const std::o
 /// out = clamp(x, lo, hi); NaN stays NaN, and min > max gives max everywhere (as in PyTorch).
 void clamp_kernel(const Tensor& out, const Tensor& x, const std::optional<Scalar>& lo,
                   const std::optional<Scalar>& hi) {
+  if (is_reduced_floating_point(out.dtype())) {
+    via_float32(out, [&](const Tensor& o) { clamp_kernel(o, x, lo, hi); });
+    return;
+  }
   dispatch(out.dtype(), "clamp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const Tensor xc = cast(x, out.dtype());

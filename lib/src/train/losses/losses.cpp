@@ -1,5 +1,6 @@
 // The other losses, composed from differentiable tensor ops (their backward comes for free).
 #include "kindling/train/losses.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -43,7 +44,10 @@ void check_broadcasts_to(const Tensor& input, const Tensor& w, const char* what,
 
 }  // namespace
 
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyLossOptions& o) {
+Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const CrossEntropyLossOptions& o) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
   if (!input.is_floating_point()) {
     throw DTypeError(std::string("cross_entropy: input must be float logits, got ") + dtype_name(input.dtype()) + ".");
   }
@@ -94,18 +98,27 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   return loss * (1 - o.label_smoothing) + reduced * (o.label_smoothing / static_cast<double>(classes));
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r) {
+Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction r) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "mse_loss");
   Tensor diff = input - target;
   return reduce(diff * diff, r);
 }
 
-Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction r) {
+Tensor l1_loss(const Tensor& input_in, const Tensor& target_in, Reduction r) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "l1_loss");
   return reduce((input - target).abs(), r);
 }
 
-Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossOptions& o) {
+Tensor smooth_l1_loss(const Tensor& input_in, const Tensor& target_in, const SmoothL1LossOptions& o) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "smooth_l1_loss");
   if (o.beta < 0) throw ValueError("smooth_l1_loss: beta must be >= 0, got " + std::to_string(o.beta));
   if (o.beta == 0) return l1_loss(input, target, o.reduction);  // the limit, without dividing by 0
@@ -113,7 +126,10 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
   return reduce(where(z < o.beta, z * z * (0.5 / o.beta), z - 0.5 * o.beta), o.reduction);
 }
 
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const BCEWithLogitsLossOptions& o) {
+Tensor binary_cross_entropy_with_logits(const Tensor& input_in, const Tensor& target_in, const BCEWithLogitsLossOptions& o) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
   // Targets are probabilities in [0, 1], so a floating tensor (PyTorch refuses int64 targets too:
   // the loss would otherwise silently promote class indices, which is rarely what was meant).

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kindling/autograd/function.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/train/losses.hpp"
 
@@ -100,7 +101,10 @@ struct NllLoss : autograd::Function<NllLoss> {
 
 }  // namespace
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossOptions& o) {
+Tensor nll_loss(const Tensor& input_in, const Tensor& target_in, const NLLLossOptions& o) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
   const NllGeometry geom = check_nll_args(input, target, o, "nll_loss");
   Tensor x = input.contiguous();
   Tensor t = target.contiguous();

@@ -1,0 +1,197 @@
+// GradScaler: PyTorch 1.13's torch.cuda.amp.GradScaler, step for step -- the same stages per
+// optimizer (ready -> unscaled -> stepped), the same float32 arithmetic on the scale, the same
+// rules for skipping a step and for growth and backoff (its _amp_update_scale_ kernel).
+#include "kindling/amp/grad_scaler.hpp"
+
+#include <cmath>
+#include <type_traits>
+
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/error.hpp"
+#include "tensor/dispatch.hpp"
+
+namespace kindling::amp {
+namespace {
+
+/// g *= inv_scale in place; returns true when some element of g is inf or NaN. Each element is
+/// multiplied in float32 (in float64 for a float64 gradient) and rounded once, like PyTorch's
+/// _amp_foreach_non_finite_check_and_unscale_; an inv_scale of exactly 1 leaves values untouched.
+bool unscale_and_check(Tensor& g, float inv_scale) {
+  Tensor c = g.is_contiguous() ? g : g.contiguous();
+  bool found_inf = false;
+  detail::dispatch_all(c.dtype(), "GradScaler.unscale_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T>) {
+      throw DTypeError("GradScaler.unscale_: a gradient of dtype " + std::string(dtype_name(c.dtype())) +
+                       " cannot be unscaled.");
+    } else {
+      using Math = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      T* p = c.data_ptr<T>();
+      const std::int64_t n = c.numel();
+      for (std::int64_t i = 0; i < n; ++i) {
+        const Math v = static_cast<Math>(p[i]);
+        found_inf |= !std::isfinite(v);
+        p[i] = static_cast<T>(inv_scale == 1.0f ? v : v * static_cast<Math>(inv_scale));
+      }
+    }
+  });
+  if (c.shares_storage(g)) g.storage()->bump_version();
+  else g.copy_(c);
+  return found_inf;
+}
+
+void check_options(const GradScalerOptions& o) {
+  auto bad = [](const std::string& what) {
+    throw ValueError("GradScaler: " + what + ". Hint: PyTorch's defaults are init_scale = 65536, "
+                     "growth_factor = 2, backoff_factor = 0.5, growth_interval = 2000.");
+  };
+  if (!(o.init_scale > 0) || !std::isfinite(static_cast<float>(o.init_scale)))
+    bad("init_scale must be a positive float32 value, got " + std::to_string(o.init_scale));
+  if (!(o.growth_factor > 1.0)) bad("growth_factor must be > 1, got " + std::to_string(o.growth_factor));
+  if (!(o.backoff_factor > 0.0 && o.backoff_factor < 1.0))
+    bad("backoff_factor must be in (0, 1), got " + std::to_string(o.backoff_factor));
+  if (o.growth_interval <= 0) bad("growth_interval must be > 0, got " + std::to_string(o.growth_interval));
+}
+
+}  // namespace
+
+GradScaler::GradScaler(GradScalerOptions options)
+    : options_(options), scale_(static_cast<float>(options.init_scale)) {
+  if (options_.enabled) check_options(options_);
+}
+
+GradScaler::PerOptimizer& GradScaler::state_of(const optim::Optimizer& optimizer) {
+  return per_optimizer_[&optimizer];
+}
+
+Tensor GradScaler::scale(const Tensor& outputs) {
+  if (!options_.enabled) return outputs;
+  // A float32 tensor of shape [1], as PyTorch keeps it: the product is float32 even for a
+  // float16 loss (a float16 65536 would already be inf).
+  const Tensor s = full({1}, static_cast<double>(scale_), {.dtype = kFloat32});
+  return outputs * s;
+}
+
+void GradScaler::unscale_(optim::Optimizer& optimizer) {
+  if (!options_.enabled) return;
+  PerOptimizer& st = state_of(optimizer);
+  if (st.stage == Stage::Unscaled) {
+    throw AutogradError("GradScaler.unscale_: unscale_() has already been called on this optimizer since "
+                        "the last update(). Hint: call it once per step, before step().");
+  }
+  if (st.stage == Stage::Stepped) {
+    throw AutogradError("GradScaler.unscale_: unscale_() is being called after step(). Hint: call "
+                        "update() to start the next iteration first.");
+  }
+  // PyTorch: the reciprocal in float64, then rounded to float32.
+  const float inv_scale = static_cast<float>(1.0 / static_cast<double>(scale_));
+  NoGradGuard no_grad;
+  bool found = false;
+  for (std::size_t g = 0; g < optimizer.num_param_groups(); ++g) {
+    for (const Tensor& p : optimizer.params(g)) {
+      Tensor grad = p.grad();
+      if (!grad.defined()) continue;
+      if (grad.dtype() == kFloat16) {
+        throw DTypeError("GradScaler.unscale_: a float16 gradient (parameter of shape " +
+                         shape_str(p.shape()) + "): attempting to unscale FP16 gradients. Hint: keep the "
+                         "parameters in float32 and let autocast run the ops in float16.");
+      }
+      found |= unscale_and_check(grad, inv_scale);
+    }
+  }
+  st.found_inf = found;
+  st.stage = Stage::Unscaled;
+}
+
+bool GradScaler::step(optim::Optimizer& optimizer) {
+  if (!options_.enabled) {
+    optimizer.step();
+    return true;
+  }
+  PerOptimizer& st = state_of(optimizer);
+  if (st.stage == Stage::Stepped) {
+    throw AutogradError("GradScaler.step: step() has already been called since the last update(). "
+                        "Hint: call update() once per iteration, after step().");
+  }
+  if (st.stage == Stage::Ready) unscale_(optimizer);
+  const bool ran = !st.found_inf;
+  if (ran) optimizer.step();  // an inf or NaN gradient: this step is skipped
+  st.stage = Stage::Stepped;
+  return ran;
+}
+
+void GradScaler::update(std::optional<double> new_scale) {
+  if (!options_.enabled) return;
+  if (new_scale) {
+    scale_ = static_cast<float>(*new_scale);
+  } else {
+    if (per_optimizer_.empty()) {
+      throw AutogradError("GradScaler.update: no inf checks were recorded prior to update(). Hint: call "
+                          "step(optimizer) (or unscale_) first.");
+    }
+    bool found_inf = false;
+    for (const auto& [opt, st] : per_optimizer_) found_inf |= st.found_inf;
+    // PyTorch's _amp_update_scale_: the scale is a float32 number.
+    if (found_inf) {
+      scale_ = static_cast<float>(scale_ * options_.backoff_factor);
+      growth_tracker_ = 0;
+    } else if (growth_tracker_ + 1 == options_.growth_interval) {
+      const float grown = static_cast<float>(scale_ * options_.growth_factor);
+      if (std::isfinite(grown)) scale_ = grown;  // never grow to inf
+      growth_tracker_ = 0;
+    } else {
+      ++growth_tracker_;
+    }
+  }
+  per_optimizer_.clear();
+}
+
+double GradScaler::get_scale() const { return options_.enabled ? static_cast<double>(scale_) : 1.0; }
+
+std::map<std::string, Tensor> GradScaler::state_dict() const {
+  if (!options_.enabled) return {};
+  return {{"scale", scalar_tensor(static_cast<double>(scale_), {.dtype = kFloat64})},
+          {"growth_factor", scalar_tensor(options_.growth_factor, {.dtype = kFloat64})},
+          {"backoff_factor", scalar_tensor(options_.backoff_factor, {.dtype = kFloat64})},
+          {"growth_interval", scalar_tensor(options_.growth_interval, {.dtype = kInt64})},
+          {"_growth_tracker", scalar_tensor(growth_tracker_, {.dtype = kInt64})}};
+}
+
+void GradScaler::load_state_dict(const std::map<std::string, Tensor>& state) {
+  if (!options_.enabled) {
+    throw ValueError("GradScaler.load_state_dict: this GradScaler is disabled (enabled = false). Hint: "
+                     "construct it with {.enabled = true} to resume a scaled run.");
+  }
+  if (state.empty()) {
+    throw ValueError("GradScaler.load_state_dict: the state dict is empty, so it was saved by a disabled "
+                     "GradScaler.");
+  }
+  auto get = [&](const char* key) {
+    auto it = state.find(key);
+    if (it == state.end() || !it->second.defined() || it->second.numel() != 1) {
+      throw ValueError(std::string("GradScaler.load_state_dict: missing or non-scalar entry '") + key +
+                       "' (keys: scale, growth_factor, backoff_factor, growth_interval, _growth_tracker).");
+    }
+    return it->second.item<double>();
+  };
+  GradScalerOptions o = options_;
+  o.init_scale = get("scale");
+  o.growth_factor = get("growth_factor");
+  o.backoff_factor = get("backoff_factor");
+  const double interval = get("growth_interval"), tracker = get("_growth_tracker");
+  if (!(interval >= 1 && interval <= 1e15 && interval == std::floor(interval)) ||
+      !(tracker >= 0 && tracker < interval && tracker == std::floor(tracker))) {
+    throw ValueError("GradScaler.load_state_dict: growth_interval " + std::to_string(interval) +
+                     " and _growth_tracker " + std::to_string(tracker) + " must be whole numbers with "
+                     "0 <= _growth_tracker < growth_interval.");
+  }
+  o.growth_interval = static_cast<std::int64_t>(interval);
+  check_options(o);
+  options_ = o;
+  scale_ = static_cast<float>(o.init_scale);
+  growth_tracker_ = static_cast<std::int64_t>(tracker);
+  per_optimizer_.clear();
+}
+
+}  // namespace kindling::amp

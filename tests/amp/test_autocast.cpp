@@ -1,0 +1,64 @@
+// AutocastGuard's state rules: nesting and restoring, the cache of cast weights, bad dtypes.
+// Which dtype each op runs in is compared with PyTorch in tests/parity/ch06_amp.*.
+#include <catch2/catch.hpp>
+#include <kindling/amp.hpp>
+
+namespace kd = kindling;
+namespace amp = kindling::amp;
+namespace F = kindling::nn::functional;
+
+TEST_CASE("autocast: guards nest and restore the previous state") {
+  CHECK_FALSE(kd::is_autocast_enabled());
+  {
+    amp::AutocastGuard on;
+    CHECK(kd::is_autocast_enabled());
+    CHECK(kd::get_autocast_dtype() == kd::kBFloat16);
+    {
+      amp::AutocastGuard half({.dtype = kd::kHalf});
+      CHECK(kd::get_autocast_dtype() == kd::kHalf);
+      {
+        amp::AutocastGuard off({.enabled = false});
+        CHECK_FALSE(kd::is_autocast_enabled());
+        CHECK(kd::ones({2, 2}).matmul(kd::ones({2, 2})).dtype() == kd::kFloat32);
+      }
+      CHECK(kd::ones({2, 2}).matmul(kd::ones({2, 2})).dtype() == kd::kHalf);
+    }
+    CHECK(kd::get_autocast_dtype() == kd::kBFloat16);
+  }
+  CHECK_FALSE(kd::is_autocast_enabled());
+}
+
+TEST_CASE("autocast: a weight is cast once per region, and the cache ends with the outermost guard") {
+  kd::Tensor w = kd::randn({4, 3}).requires_grad_();
+  const kd::Tensor x = kd::randn({2, 3});
+  {
+    amp::AutocastGuard outer;
+    const kd::Tensor a = F::linear(x, w);
+    CHECK(kd::detail::autocast_cache_size() == 1);  // w's bfloat16 copy; x is no weight
+    {
+      amp::AutocastGuard inner;
+      const kd::Tensor b = F::linear(x, w);
+      CHECK(kd::detail::autocast_cache_size() == 1);  // reused, not cast again
+    }
+    CHECK(kd::detail::autocast_cache_size() == 1);  // an inner guard leaves the cache alone
+    (a.to(kd::kFloat32).sum() * 2).backward();
+  }
+  CHECK(kd::detail::autocast_cache_size() == 0);
+  CHECK(w.grad().dtype() == kd::kFloat32);  // the weight's gradient is in the weight's dtype
+  {
+    amp::AutocastGuard no_cache({.cache_enabled = false});
+    F::linear(x, w);
+    CHECK(kd::detail::autocast_cache_size() == 0);
+  }
+  {
+    kd::NoGradGuard no_grad;  // nothing to share a graph node with: no cache entry
+    amp::AutocastGuard on;
+    F::linear(x, w);
+    CHECK(kd::detail::autocast_cache_size() == 0);
+  }
+}
+
+TEST_CASE("autocast: only bfloat16 and float16 are autocast dtypes") {
+  CHECK_THROWS_AS(amp::AutocastGuard({.dtype = kd::kFloat64}), kd::DTypeError);
+  CHECK_FALSE(kd::is_autocast_enabled());
+}

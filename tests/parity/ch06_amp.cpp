@@ -1,0 +1,131 @@
+// Chapter 6 parity: the Kindling twin of every case in ch06_amp.py.
+#include <kindling/amp.hpp>
+
+#include "parity.hpp"
+
+namespace {
+namespace amp = kindling::amp;
+using kd::Tensor;
+constexpr int kSteps = 16;
+
+parity::Outputs scaled_run(parity::Inputs& in, amp::GradScalerOptions options, double lr = 0.1) {
+  Tensor w = in["w"].clone().requires_grad_();
+  const Tensor x = in["x"], y = in["y"], f = in["f"];
+  kd::optim::SGD opt({w}, {.lr = lr});
+  amp::GradScaler scaler(options);
+  std::vector<double> scales;
+  std::vector<std::int64_t> trackers;
+  std::vector<bool> stepped;
+  std::vector<Tensor> ws;
+  for (int k = 0; k < kSteps; ++k) {
+    opt.zero_grad();
+    Tensor loss = (x.matmul(w) - y).pow(2).mean() * f[k];
+    scaler.scale(loss).backward();
+    stepped.push_back(scaler.step(opt));
+    scaler.update();
+    scales.push_back(scaler.get_scale());
+    trackers.push_back(scaler.growth_tracker());
+    ws.push_back(w.detach().clone());
+  }
+  const auto sd = scaler.state_dict();
+  std::vector<double> state;
+  for (const char* k : {"scale", "growth_factor", "backoff_factor", "growth_interval", "_growth_tracker"})
+    state.push_back(sd.at(k).item<double>());
+  std::vector<std::uint8_t> ran(stepped.begin(), stepped.end());
+  return {kd::tensor(scales, {kSteps}).to(kd::kFloat64), kd::tensor(trackers, {kSteps}),
+          kd::tensor(ran, {kSteps}).to(kd::kBool), kd::stack(ws), kd::tensor(state, {5}).to(kd::kFloat64)};
+}
+
+}  // namespace
+
+PARITY_CASE("grad-scaler/overflow-backoff-growth") { return scaled_run(in, {.growth_interval = 3}); }
+PARITY_CASE("grad-scaler/default-interval") { return scaled_run(in, {}); }
+PARITY_CASE("grad-scaler/custom-factors") {
+  return scaled_run(in, {.init_scale = 0x1p120, .growth_factor = 4.0, .backoff_factor = 0.25,
+                         .growth_interval = 2});
+}
+PARITY_CASE("grad-scaler/no-growth-to-inf") {
+  return scaled_run(in, {.init_scale = 0x1p127, .growth_interval = 1});
+}
+
+PARITY_CASE("grad-scaler/unscale-then-step") {
+  Tensor w = in["w"].clone().requires_grad_();
+  kd::optim::SGD opt({w}, {.lr = 0.5});
+  amp::GradScaler scaler({.init_scale = 1024.0});
+  scaler.scale((in["x"].matmul(w) - in["y"]).pow(2).mean()).backward();
+  const Tensor scaled = w.grad().clone();
+  scaler.unscale_(opt);
+  const Tensor unscaled = w.grad().clone();
+  scaler.step(opt);
+  scaler.update();
+  return {scaled, unscaled, w.detach()};
+}
+
+PARITY_CASE("grad-scaler/scale-dtype-shape") {
+  amp::GradScaler s1, s2;
+  return {s1.scale(in["a"]), s2.scale(in["b"])};
+}
+
+// ---- autocast -------------------------------------------------------------------------------------
+namespace {
+namespace F = kindling::nn::functional;
+template <class Fn> parity::Outputs autocast(Fn fn) {
+  amp::AutocastGuard guard;
+  return fn();
+}
+}  // namespace
+
+PARITY_CASE("autocast/matmul") { return autocast([&] { return in["a"].matmul(in["b"]); }); }
+PARITY_CASE("autocast/matmul-batched") { return autocast([&] { return in["a"].matmul(in["b"]); }); }
+PARITY_CASE("autocast/mm") { return autocast([&] { return kd::mm(in["a"], in["b"]); }); }
+PARITY_CASE("autocast/mv-dot-stay-float32") {
+  return autocast([&] { return parity::Outputs{kd::mv(in["a"], in["v"]), kd::dot(in["v"], in["v"])}; });
+}
+PARITY_CASE("autocast/linear") { return autocast([&] { return F::linear(in["x"], in["w"], in["b"]); }); }
+PARITY_CASE("autocast/linear-grad") { return autocast([&] { return F::linear(in["x"], in["w"], in["b"]); }); }
+PARITY_CASE("autocast/conv2d") { return autocast([&] { return F::conv2d(in["x"], in["w"], in["b"]); }); }
+PARITY_CASE("autocast/conv2d-grad") { return autocast([&] { return F::conv2d(in["x"], in["w"], in["b"]); }); }
+PARITY_CASE("autocast/other-ops-keep-bfloat16") {
+  return autocast([&] {
+    const Tensor h = in["x"].matmul(in["w"]);
+    return parity::Outputs{h.relu(), h.sum(), h.mean(1), h.softmax(-1), h.log_softmax(-1), h.exp(), h.tanh()};
+  });
+}
+PARITY_CASE("autocast/float32-operand-promotes") {
+  return autocast([&] { return in["x"].matmul(in["w"]) + in["b"]; });
+}
+PARITY_CASE("autocast/losses-run-in-float32") {
+  return autocast([&] {
+    const Tensor h = in["x"].matmul(in["w"]);
+    return parity::Outputs{F::cross_entropy(h, in["y"]), F::mse_loss(h, in["t"]), F::l1_loss(h, in["t"]),
+                           F::nll_loss(h.log_softmax(1), in["y"])};
+  });
+}
+PARITY_CASE("autocast/float64-untouched") { return autocast([&] { return in["a"].matmul(in["b"]); }); }
+PARITY_CASE("autocast/float16-input-cast-to-bfloat16") {
+  return autocast([&] { return in["a"].matmul(in["b"]); });
+}
+PARITY_CASE("autocast/nested-disable") {
+  const Tensor a = in["a"], b = in["b"];
+  Tensor inner_on, off, after;
+  {
+    amp::AutocastGuard on;
+    inner_on = a.matmul(b);
+    {
+      amp::AutocastGuard disabled({.enabled = false});
+      off = a.matmul(b);
+    }
+    after = a.matmul(b);
+  }
+  return {inner_on, off, after, a.matmul(b)};
+}
+PARITY_CASE("autocast/mlp-step-grad") {
+  Tensor loss, logits;
+  {
+    amp::AutocastGuard guard;
+    const Tensor h = F::linear(in["x"], in["w1"], in["b1"]).relu();
+    logits = F::linear(h, in["w2"], in["b2"]);
+    loss = F::cross_entropy(logits, in["y"]);
+  }
+  return {loss, logits};
+}

@@ -1,0 +1,202 @@
+# Chapter 6 parity: GradScaler against PyTorch 1.13's own torch.cuda.amp.GradScaler.
+#
+# PyTorch 1.13 runs GradScaler only on CUDA: on the CPU it disables itself, scale() asserts a CUDA
+# tensor, and its two kernels (_amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_) have
+# no CPU version. The oracle therefore runs PyTorch's GradScaler class -- its stages, step skipping,
+# update and state_dict, all its Python -- with those two kernels written below for the CPU exactly
+# as PyTorch's CUDA kernels compute them (aten/src/ATen/native/cuda/AmpKernels.cu), and its CUDA
+# assertions left out (scale() reduced to its line for one tensor, outputs * self._scale).
+import torch.cuda.amp.grad_scaler as gs
+
+
+def _non_finite_check_and_unscale_(grads, found_inf, inv_scale):
+    """AmpKernels.cu: found_inf = 1 if any element is inf/NaN; every element *= inv_scale in
+    float32 (float64 for double), left alone when inv_scale == 1."""
+    for g in grads:
+        if not bool(torch.isfinite(g).all()):
+            found_inf.fill_(1.0)
+        if float(inv_scale) != 1.0:
+            g.copy_((g.double() if g.dtype == torch.float64 else g.float()) * inv_scale.to(
+                torch.float64 if g.dtype == torch.float64 else torch.float32))
+
+
+def _update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
+    """AmpKernels.cu's _amp_update_scale_cuda_kernel: float32 scale, int32 tracker."""
+    s = float(scale)
+    if float(found_inf):
+        scale.fill_(s * backoff_factor)
+        growth_tracker.fill_(0)
+    else:
+        successful = int(growth_tracker) + 1
+        if successful == growth_interval:
+            grown = torch.tensor(s * growth_factor, dtype=torch.float32)
+            if bool(torch.isfinite(grown)):
+                scale.copy_(grown)
+            growth_tracker.fill_(0)
+        else:
+            growth_tracker.fill_(successful)
+    return scale
+
+
+torch._amp_foreach_non_finite_check_and_unscale_ = _non_finite_check_and_unscale_
+torch._amp_update_scale_ = _update_scale_
+gs.amp_definitely_not_available = lambda: False  # lets the constructor keep enabled=True
+
+
+class _CPUReplicator(gs._MultiDeviceReplicator):
+    def __init__(self, master_tensor):  # PyTorch's, without its CUDA assertion
+        self.master = master_tensor
+        self._per_device_tensors = {}
+
+
+gs._MultiDeviceReplicator = _CPUReplicator
+
+
+class CPUGradScaler(gs.GradScaler):
+    def scale(self, outputs):  # PyTorch's scale() for one tensor, without its CUDA assertion
+        if not self._enabled:
+            return outputs
+        if self._scale is None:
+            self._lazy_init_scale_growth_tracker(outputs.device)
+        return outputs * self._scale.to(device=outputs.device)
+
+
+STEPS = 16
+
+
+def scaled_run(growth_interval, lr=0.1, **scaler_kw):
+    """SGD on ((x @ w - y)^2).mean() * f[k]: f[k] of 1e33 and more make scaled gradients overflow
+    (and a NaN makes them NaN). Returns, after every step, the scale, the growth tracker, whether
+    the optimizer stepped, and w; then the final state_dict as numbers."""
+    def run(w, x, y, f):
+        w = w.clone().requires_grad_(True)
+        opt = torch.optim.SGD([w], lr=lr)
+        scaler = CPUGradScaler(growth_interval=growth_interval, **scaler_kw)
+        scales, trackers, stepped, ws = [], [], [], []
+        for k in range(STEPS):
+            opt.zero_grad()
+            loss = ((x @ w - y) ** 2).mean() * f[k]
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            found = scaler._per_optimizer_states[id(opt)]["found_inf_per_device"]
+            stepped.append(sum(float(v) for v in found.values()) == 0)
+            scaler.update()
+            scales.append(scaler.get_scale())
+            trackers.append(scaler._get_growth_tracker())
+            ws.append(w.detach().clone())
+        sd = scaler.state_dict()
+        state = [sd["scale"], sd["growth_factor"], sd["backoff_factor"], sd["growth_interval"],
+                 sd["_growth_tracker"]]
+        return (torch.tensor(scales, dtype=torch.float64), torch.tensor(trackers),
+                torch.tensor(stepped), torch.stack(ws), torch.tensor(state, dtype=torch.float64))
+    return run
+
+
+NAN = float("nan")
+factors = [1, 1, 1, 1, 2e33, 2e33, 1, NAN, 1, 1, 1, 1, 1e34, 1, 1, 1]
+inputs = dict(w=randn(4, 3), x=randn(8, 4), y=randn(8, 3), f=value(factors))
+case("grad-scaler/overflow-backoff-growth", scaled_run(3), **inputs)
+case("grad-scaler/default-interval", scaled_run(2000), **inputs)
+case("grad-scaler/custom-factors", scaled_run(2, init_scale=2.0 ** 120, growth_factor=4.0,
+                                              backoff_factor=0.25), **inputs)
+# 2^127 * 2 is inf in float32: the scale must stay at 2^127, never grow to inf.
+case("grad-scaler/no-growth-to-inf", scaled_run(1, init_scale=2.0 ** 127),
+     w=randn(4, 3), x=randn(8, 4), y=randn(8, 3), f=value([1e-30] * STEPS))
+
+
+def unscale_then_step(w, x, y):
+    """unscale_ by hand (to look at or clip the true gradients), then step: step must not unscale
+    again. Returns the scaled and unscaled gradients and w after the step."""
+    w = w.clone().requires_grad_(True)
+    opt = torch.optim.SGD([w], lr=0.5)
+    scaler = CPUGradScaler(init_scale=1024.0)
+    scaler.scale(((x @ w - y) ** 2).mean()).backward()
+    scaled = w.grad.clone()
+    scaler.unscale_(opt)
+    unscaled = w.grad.clone()
+    scaler.step(opt)
+    scaler.update()
+    return scaled, unscaled, w.detach()
+
+
+case("grad-scaler/unscale-then-step", unscale_then_step, w=randn(4, 3), x=randn(8, 4), y=randn(8, 3))
+case("grad-scaler/scale-dtype-shape", lambda a, b: (CPUGradScaler().scale(a), CPUGradScaler().scale(b)),
+     a=randn(dtype="bfloat16"), b=randn(3, dtype="float16"))
+
+
+# ---- autocast: which dtype each op runs in (PyTorch 1.13's CPU lists, bfloat16) ---------------------
+import torch.nn.functional as F
+
+
+def autocast(f, enabled=True):
+    def g(*args):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=enabled):
+            return f(*args)
+    return g
+
+
+# This PyTorch build (generic BLAS) multiplies bfloat16 matrices with a loop that rounds partial
+# sums to bfloat16, Kindling in float32 with one rounding: with K <= 8 they stay a few bfloat16
+# ulps apart. The dtypes -- what autocast decides -- must match exactly.
+LOOSE = dict(rtol=3e-2, atol=3e-2)
+X, W, Bv = randn(6, 8), randn(5, 8), randn(5)
+case("autocast/matmul", autocast(lambda a, b: a @ b), a=randn(6, 8), b=randn(8, 4), **LOOSE)
+case("autocast/matmul-batched", autocast(lambda a, b: a @ b), a=randn(2, 3, 8), b=randn(8, 4), **LOOSE)
+case("autocast/mm", autocast(torch.mm), a=randn(6, 8), b=randn(8, 4), **LOOSE)
+case("autocast/mv-dot-stay-float32", autocast(lambda a, v: (torch.mv(a, v), torch.dot(v, v))),
+     a=randn(6, 8), v=randn(8))
+case("autocast/linear", autocast(F.linear), x=X, w=W, b=Bv, **LOOSE)
+case("autocast/linear-grad", autocast(F.linear), x=X, w=W, b=Bv, grad=True, **LOOSE)
+def conv2d_autocast(x, w, b):
+    """The dtype autocast picks for conv2d, with the values of the float32 convolution of the
+    bfloat16-rounded inputs rounded once (K = 27 here: the bfloat16 partial sums of this build's
+    fallback convolution drift by 0.05)."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        dtype = F.conv2d(x, w, b).dtype
+    r = lambda t: t.to(dtype).float()  # noqa: E731
+    return F.conv2d(r(x), r(w), r(b)).to(dtype)
+
+
+case("autocast/conv2d", conv2d_autocast, x=randn(2, 3, 6, 6), w=randn(4, 3, 3, 3), b=randn(4))
+case("autocast/conv2d-grad", autocast(F.conv2d), x=randn(1, 2, 5, 5), w=randn(3, 2, 2, 2), b=randn(3),
+     grad=True, **LOOSE)
+case("autocast/other-ops-keep-bfloat16",
+     autocast(lambda x, w: (lambda h: (h.relu(), h.sum(), h.mean(1), h.softmax(-1), h.log_softmax(-1),
+                                       h.exp(), h.tanh()))(x @ w)), x=randn(4, 3), w=randn(3, 5), **LOOSE)
+case("autocast/float32-operand-promotes", autocast(lambda x, w, b: x @ w + b), x=randn(4, 3), w=randn(3, 5),
+     b=randn(5), **LOOSE)
+case("autocast/losses-run-in-float32",
+     autocast(lambda x, w, y, t: (lambda h: (F.cross_entropy(h, y), F.mse_loss(h, t), F.l1_loss(h, t),
+                                             F.nll_loss(h.log_softmax(1), y)))(x @ w)),
+     x=randn(4, 3), w=randn(3, 5), y=randint(0, 5, 4), t=randn(4, 5, dtype="bfloat16"), **LOOSE)
+case("autocast/float64-untouched", autocast(lambda a, b: a @ b), a=randn(3, 4, dtype="float64"),
+     b=randn(4, 2, dtype="float64"))
+case("autocast/float16-input-cast-to-bfloat16", autocast(lambda a, b: a @ b), a=randn(3, 4, dtype="float16"),
+     b=randn(4, 2, dtype="float16"), **LOOSE)
+
+
+def nested(a, b):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inner_on = a @ b
+        with torch.autocast("cpu", enabled=False):
+            off = a @ b
+        after = a @ b
+    outside = a @ b
+    return inner_on, off, after, outside
+
+
+case("autocast/nested-disable", nested, a=randn(3, 4), b=randn(4, 2), **LOOSE)
+
+
+def mlp_step(x, w1, b1, w2, b2, y):
+    """The training step under autocast: forward in the region, backward outside; the weights'
+    gradients are float32."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        h = F.linear(x, w1, b1).relu()
+        logits = F.linear(h, w2, b2)
+        loss = F.cross_entropy(logits, y)
+    return loss, logits
+
+
+case("autocast/mlp-step-grad", mlp_step, x=randn(8, 6), w1=randn(7, 6), b1=randn(7), w2=randn(3, 7),
+     b2=randn(3), y=randint(0, 3, 8), grad=True, nograd=["x"], **LOOSE)
