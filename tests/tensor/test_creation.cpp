@@ -90,7 +90,10 @@ TEST_CASE("creation: constants, scalar_tensor and eye match PyTorch") {
       {"torch.zeros(())", kd::zeros({})},
       {"torch.ones(4, dtype=torch.float64)", kd::ones({4}, {.dtype = kd::kFloat64})},
       {"torch.ones(2, 2, dtype=torch.bool)", kd::ones({2, 2}, {.dtype = kd::kBool})},
-      {"torch.full((2, 2), 7.)", kd::full({2, 2}, 7)},
+      {"torch.full((2, 2), 7.)", kd::full({2, 2}, 7.0)},
+      {"torch.full((2, 2), 7)", kd::full({2, 2}, 7)},  // an integer value infers int64, as in PyTorch
+      {"torch.full((2,), True)", kd::full({2}, true)},
+      {"torch.full((2,), 7, dtype=torch.float32)", kd::full({2}, 7, {})},
       {"torch.full((3,), 0.1, dtype=torch.float64)", kd::full({3}, 0.1, {.dtype = kd::kFloat64})},
       {"torch.full((3,), 2, dtype=torch.uint8)", kd::full({3}, 2, {.dtype = kd::kUInt8})},
       {"torch.full((2,), -9, dtype=torch.int64)", kd::full({2}, -9, {.dtype = kd::kInt64})},

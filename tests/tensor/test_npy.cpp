@@ -1,8 +1,10 @@
 // .npy: round trips through real NumPy, and a catalogue of broken files that must be refused.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <kindling/tensor.hpp>
 
 #include "torch_oracle.hpp"
@@ -154,7 +156,9 @@ TEST_CASE("npy: corrupt and foreign files are refused with IOError naming the fi
       {"int16", with_header("{'descr': '<i2', 'fortran_order': False, 'shape': (3, 8), }"), "'<i2'"},
       {"uint16", with_header("{'descr': '<u2', 'fortran_order': False, 'shape': (3, 8), }"), "'<u2'"},
       {"float128", with_header("{'descr': '<f16', 'fortran_order': False, 'shape': (3, 8), }"), "'<f16'"},
-      {"big_endian", with_header("{'descr': '>f4', 'fortran_order': False, 'shape': (3, 4), }"), "big-endian"},
+      {"big_endian_complex", with_header("{'descr': '>c8', 'fortran_order': False, 'shape': (3, 2), }"),
+       "unsupported dtype '>c8'"},
+      {"uint64", with_header("{'descr': '<u8', 'fortran_order': False, 'shape': (6,), }"), "'<u8'"},
       {"objects", with_header("{'descr': '|O', 'fortran_order': False, 'shape': (6,), }"), "objects"},
       {"structured", with_header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (12,), }"),
        "structured"},
@@ -188,4 +192,68 @@ TEST_CASE("npy: bool bytes other than 0/1 load as true") {
   bytes[bytes.size() - 1] = '\x07';
   write_bytes(path, bytes);
   CHECK(kd::load_npy(path).to_vector<std::int64_t>() == std::vector<std::int64_t>{1, 0, 1});
+}
+
+namespace {
+/// A version 1.0 .npy file with the given header fields and raw data bytes.
+std::string npy_file(const std::string& descr, const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + data;
+}
+
+template <class T> std::string bytes_of(std::initializer_list<T> values, bool big_endian) {
+  std::string out;
+  for (T v : values) {
+    std::string b(sizeof(T), '\0');
+    std::memcpy(b.data(), &v, sizeof(T));
+    if (big_endian) std::reverse(b.begin(), b.end());
+    out += b;
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("npy: big-endian files and the integer widths Kindling has no dtype for") {
+  kd::testing::TempDir dir;
+  auto load = [&](const std::string& name, const std::string& bytes, std::optional<kd::DType> dtype = std::nullopt) {
+    const std::string path = dir.file(name + ".npy");
+    std::ofstream(path, std::ios::binary) << bytes;
+    return kd::load_npy(path, dtype);
+  };
+  // Big-endian: the same values, whatever the byte order.
+  const kd::Tensor f = load("be_f4", npy_file(">f4", "(3,)", bytes_of<float>({1.5f, -2.0f, 1e-3f}, true)));
+  CHECK(f.dtype() == kd::kFloat32);
+  CHECK(f.to_vector<float>() == std::vector<float>{1.5f, -2.0f, 1e-3f});
+  const kd::Tensor i = load("be_i8", npy_file(">i8", "(2,)", bytes_of<std::int64_t>({-3, 1LL << 40}, true)));
+  CHECK(i.to_vector<std::int64_t>() == std::vector<std::int64_t>{-3, 1LL << 40});
+  // int32/int16/int8/uint16/uint32 load when a dtype is asked for, widened exactly.
+  const std::string i4 = npy_file("<i4", "(3,)", bytes_of<std::int32_t>({-7, 0, 2147483647}, false));
+  CHECK_THROWS_WITH(load("i4", i4), Catch::Contains("load_npy(path, kd::kInt64)"));
+  CHECK(load("i4", i4, kd::kInt64).to_vector<std::int64_t>() == std::vector<std::int64_t>{-7, 0, 2147483647});
+  CHECK(load("i4f", i4, kd::kFloat64).to_vector<double>() == std::vector<double>{-7, 0, 2147483647});
+  CHECK(load("be_i2", npy_file(">i2", "(2,)", bytes_of<std::int16_t>({-300, 5}, true)), kd::kInt64)
+            .to_vector<std::int64_t>() == std::vector<std::int64_t>{-300, 5});
+  CHECK(load("i1", npy_file("|i1", "(2,)", bytes_of<std::int8_t>({-128, 127}, false)), kd::kInt64)
+            .to_vector<std::int64_t>() == std::vector<std::int64_t>{-128, 127});
+  CHECK(load("u2", npy_file("<u2", "(2,)", bytes_of<std::uint16_t>({65535, 1}, false)), kd::kInt64)
+            .to_vector<std::int64_t>() == std::vector<std::int64_t>{65535, 1});
+  CHECK(load("u4", npy_file("<u4", "(1,)", bytes_of<std::uint32_t>({4294967295u}, false)), kd::kInt64)
+            .to_vector<std::int64_t>() == std::vector<std::int64_t>{4294967295LL});
+  // A native file converts on request too.
+  CHECK(load("f8", npy_file("<f8", "(2,)", bytes_of<double>({0.5, 3.0}, false)), kd::kFloat32).dtype() ==
+        kd::kFloat32);
+  // float16 files (NumPy's '<f2'), little- and big-endian.
+  const kd::Tensor h = load("be_f2", npy_file(">f2", "(2,)", bytes_of<std::uint16_t>({0x3E00, 0xC000}, true)));
+  CHECK(h.dtype() == kd::kFloat16);
+  CHECK(h.to_vector<float>() == std::vector<float>{1.5f, -2.0f});
+  // The size check counts the file's element size, not the converted one.
+  CHECK_THROWS_WITH(load("short", npy_file("<i2", "(4,)", bytes_of<std::int16_t>({1, 2, 3}, false)), kd::kInt64),
+                    Catch::Contains("truncated"));
 }

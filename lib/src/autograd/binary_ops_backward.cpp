@@ -1,4 +1,4 @@
-// Backward of tensor/binary_ops.cpp: add, sub, mul, div, pow, maximum, minimum.
+// Backward of tensor/binary_ops.cpp: add, sub, mul, div, pow, maximum, minimum, floor_divide, remainder.
 //
 // Each Function below is the derivative of one forward op: `setup_context` runs right after the
 // forward (it gets the op's arguments and output, and saves what backward needs), `backward` turns
@@ -104,6 +104,32 @@ struct Extreme : Function<Extreme<IsMax>> {
   }
 };
 
+// remainder: out = a - floor(a / b) * b    da = g    db = -g * floor(a / b)
+// (floor is flat almost everywhere, so out moves with a one for one, and with b by -a // b.)
+struct Remainder : Function<Remainder> {
+  static constexpr const char* name = "RemainderBackward1";
+  void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
+    ctx.save_for_backward({ctx.needs_input_grad(1) ? a : Tensor(), ctx.needs_input_grad(1) ? b : Tensor()});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor& g = grad[0];
+    if (!ctx.needs_input_grad(1)) return {g, Tensor()};
+    return {g, -g * floor_divide(ctx.saved(0), ctx.saved(1))};
+  }
+};
+
+// floor_divide: out = floor(a / b). A step function: PyTorch 1.13 defines no derivative and its
+// backward raises; so does this one, rather than silently returning zeros.
+struct FloorDivide : Function<FloorDivide> {
+  static constexpr const char* name = "FloorDivideBackward0";
+  void setup_context(Context&, const Tensor&, const Tensor&, const Tensor&) {}
+  Grads backward(Context&, const Grads&) {
+    throw AutogradError("FloorDivideBackward0: the derivative of floor_divide (a // b) is not implemented, as in "
+                        "PyTorch (it is 0 almost everywhere). Hint: detach() the operands if you only need the "
+                        "value, or use div(a, b) for a differentiable quotient.");
+  }
+};
+
 }  // namespace
 
 // mul: out = a * b                              da = g * b        db = g * a
@@ -127,6 +153,8 @@ void register_binary_ops(Registry& r) {
   r.add<PowScalar>("pow_scalar");
   r.add<Extreme<true>>("maximum");
   r.add<Extreme<false>>("minimum");
+  r.add<Remainder>("remainder");
+  r.add<FloorDivide>("floor_divide");
 }
 
 }  // namespace kindling::autograd

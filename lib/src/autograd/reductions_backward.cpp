@@ -2,6 +2,7 @@
 // backward *spreads* the output gradient back: first re-insert the reduced dims as size 1
 // (unsqueeze_reduced), then let broadcasting copy it along them.
 #include <algorithm>
+#include <cmath>
 
 #include "autograd/registry.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -170,6 +171,180 @@ struct Std : Function<Std> {
   }
 };
 
+// amax/amin: out = max of x over dims    dx = g / count where x == out, else 0
+// (ties share the gradient evenly, as PyTorch's amax does; max(dim) gives it all to one index)
+template <bool IsMax>
+struct Amax : Function<Amax<IsMax>> {
+  static constexpr const char* name = IsMax ? "AmaxBackward0" : "AminBackward0";
+  Shape dims;
+  bool keepdim = false;
+  void setup_context(Context& ctx, const Tensor& x, const IntArrayRef& dims_, const bool& keepdim_,
+                     const Tensor& out) {
+    dims = Shape(dims_.begin(), dims_.end());
+    keepdim = keepdim_;
+    ctx.save_for_backward({x, out});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0);
+    const Shape all = dims.empty() ? Shape{} : dims;
+    const Tensor out = unsqueeze_reduced(ctx.saved(1), x.shape(), all, keepdim);
+    const Tensor g = unsqueeze_reduced(grad[0], x.shape(), all, keepdim);
+    const Tensor hit = x == out;                        // [x's shape], bool
+    const Tensor count = hit.sum(IntArrayRef(all), true);  // how many elements share each extreme
+    return {g / count * hit};
+  }
+};
+
+/// The product of x[0..i) along d for every i (an exclusive running product; 1 at i = 0).
+Tensor exclusive_cumprod(const Tensor& x, std::int64_t d) {
+  const std::int64_t n = x.size(d);
+  if (n <= 1) return ones_like(x);
+  return cat({ones_like(x.narrow(d, 0, 1)), x.narrow(d, 0, n - 1).cumprod(d)}, d);
+}
+
+/// d prod(x) / d x_i along d: the product of every *other* element, as (product before i) *
+/// (product after i). Exact with zeros in the lane, where out / x_i would divide 0 by 0.
+Tensor prod_grad(const Tensor& x, std::int64_t d) {
+  const Tensor before = exclusive_cumprod(x, d);
+  const Tensor after = exclusive_cumprod(x.flip({d}), d).flip({d});
+  return before * after;
+}
+
+// prod: out = x_0 * x_1 * ... (all elements)    dx_i = g * prod of the others
+struct Prod : Function<Prod> {
+  static constexpr const char* name = "ProdBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor&) { ctx.save_for_backward({x}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0);
+    if (x.dim() == 0) return {grad[0]};
+    return {grad[0] * prod_grad(x.reshape({-1}), 0).reshape(x.shape())};
+  }
+};
+
+// prod_dim: out = prod of x along dim           x: [2, 3], dim 1 -> out [2]
+struct ProdDim : Function<ProdDim> {
+  static constexpr const char* name = "ProdBackward1";
+  std::int64_t dim = 0;
+  bool keepdim = false;
+  void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const bool& keepdim_, const Tensor&) {
+    dim = dim_;
+    keepdim = keepdim_;
+    ctx.save_for_backward({x});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0);
+    if (x.dim() == 0) return {grad[0]};
+    return {unsqueeze_reduced(grad[0], x.shape(), {dim}, keepdim) * prod_grad(x, dim)};
+  }
+};
+
+// norm: out = (sum |x|^p)^(1/p) over dims
+//   p = 2:   dx = g * x / out                      p = 1: dx = g * sign(x)
+//   p = inf: dx = g * sign(x) where |x| == out, shared among ties      p = 0: dx = 0
+//   other p: dx = g * x * |x|^(p-2) / out^(p-1)
+// Where out == 0 the gradient is 0 (PyTorch's choice; the formula would give 0/0).
+struct Norm : Function<Norm> {
+  static constexpr const char* name = "NormBackward1";
+  double p = 2;
+  Shape dims;
+  bool keepdim = false;
+  void setup_context(Context& ctx, const Tensor& x, const Scalar& p_, const IntArrayRef& dims_, const bool& keepdim_,
+                     const Tensor& out) {
+    p = p_.to_double();
+    dims = Shape(dims_.begin(), dims_.end());
+    keepdim = keepdim_;
+    ctx.save_for_backward({x, out});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0);
+    const Tensor out = unsqueeze_reduced(ctx.saved(1), x.shape(), dims, keepdim);
+    const Tensor g = unsqueeze_reduced(grad[0], x.shape(), dims, keepdim);
+    if (p == 0) return {zeros_like(x)};
+    if (p == 1) return {g * x.sign()};
+    if (std::isinf(p)) {
+      const Tensor hit = x.abs() == out;
+      return {g * x.sign() * hit / hit.sum(IntArrayRef(dims), true)};
+    }
+    const Tensor scaled = p == 2 ? x / out : x * x.abs().pow(p - 2) / out.pow(p - 1);
+    return {where(out == 0.0, 0.0, g * scaled)};
+  }
+};
+
+// cumsum: out_i = x_0 + ... + x_i along dim      dx_i = g_i + ... + g_n-1 (a running sum from the end)
+struct Cumsum : Function<Cumsum> {
+  static constexpr const char* name = "CumsumBackward0";
+  std::int64_t dim = 0;
+  void setup_context(Context&, const Tensor& x, const std::int64_t& dim_, const Tensor&) {
+    dim = x.dim() == 0 ? 0 : dim_;
+  }
+  Grads backward(Context&, const Grads& grad) {
+    const Tensor& g = grad[0];
+    if (g.dim() == 0) return {g};
+    return {g.flip({dim}).cumsum(dim).flip({dim})};
+  }
+};
+
+// cumprod: out_j = x_0 * ... * x_j      dx_i = sum over j >= i of g_j * (product of x_k, k <= j, k != i)
+// Without zeros that is (running sum from the end of g * out) / x_i. With a zero at z in the lane,
+// x_i for i > z gets 0, x_z gets the products that skip it, and i < z only sums up to z - 1.
+struct Cumprod : Function<Cumprod> {
+  static constexpr const char* name = "CumprodBackward0";
+  std::int64_t dim = 0;
+  void setup_context(Context& ctx, const Tensor& x, const std::int64_t& dim_, const Tensor& out) {
+    dim = x.dim() == 0 ? 0 : dim_;
+    ctx.save_for_backward({x, out});
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0), out = ctx.saved(1);
+    const Tensor& g = grad[0];
+    if (x.dim() == 0) return {g};
+    const bool has_zero = (x == 0.0).any().item<bool>();
+    if (!has_zero) return {(g * out).flip({dim}).cumsum(dim).flip({dim}) / x};
+    if (kindling::detail::grad_mode_enabled()) {
+      throw AutogradError("CumprodBackward0: a differentiable (create_graph) gradient of cumprod over a tensor "
+                          "that contains zeros is not supported. Hint: backward without create_graph gives the "
+                          "exact gradient.");
+    }
+    return {cumprod_grad_with_zeros(x, out, g, dim)};
+  }
+
+  /// The exact formula lane by lane, in float64 (see above).
+  static Tensor cumprod_grad_with_zeros(const Tensor& x, const Tensor& out, const Tensor& g, std::int64_t d) {
+    const Tensor xs = x.transpose(d, -1).to(kFloat64).contiguous();
+    const Tensor gs = g.transpose(d, -1).to(kFloat64).contiguous();
+    (void)out;
+    Tensor r = zeros_like(xs);
+    const std::int64_t n = xs.size(-1), lanes = n == 0 ? 0 : xs.numel() / n;
+    const double* px = xs.data_ptr<double>();
+    const double* pg = gs.data_ptr<double>();
+    double* pr = r.data_ptr<double>();
+    for (std::int64_t l = 0; l < lanes; ++l, px += n, pg += n, pr += n) {
+      std::int64_t z = 0;
+      while (z < n && px[z] != 0.0) ++z;
+      // i < z: sum over i <= j < z of g_j * prod_{k <= j, k != i} x_k, accumulated from j = z - 1 down
+      double prefix = 1;  // product of x_0 .. x_{i-1}
+      for (std::int64_t i = 0; i < std::min(z, n); ++i) {
+        double acc = 0, run = prefix;  // run = product over k <= j, k != i
+        for (std::int64_t j = i; j < z; ++j) {
+          if (j > i) run *= px[j];
+          acc += pg[j] * run;
+        }
+        pr[i] = acc;
+        prefix *= px[i];
+      }
+      if (z < n) {  // the first zero: the products that skip it
+        double acc = 0, run = prefix;
+        for (std::int64_t j = z; j < n; ++j) {
+          if (j > z) run *= px[j];
+          acc += pg[j] * run;
+        }
+        pr[z] = acc;
+      }
+    }
+    return r.to(x.dtype()).transpose(d, -1).contiguous();
+  }
+};
+
 }  // namespace
 
 void register_reductions(Registry& r) {
@@ -183,6 +358,13 @@ void register_reductions(Registry& r) {
   r.add<ExtremeDim<false>>("min_dim");
   r.add<Var>("var");
   r.add<Std>("std");
+  r.add<Amax<true>>("amax");
+  r.add<Amax<false>>("amin");
+  r.add<Prod>("prod");
+  r.add<ProdDim>("prod_dim");
+  r.add<Norm>("norm");
+  r.add<Cumsum>("cumsum");
+  r.add<Cumprod>("cumprod");
 }
 
 }  // namespace kindling::autograd

@@ -1,4 +1,4 @@
-// Elementwise binary math: add, sub, mul, div, pow, maximum, minimum — out of place, in place, and as
+// Elementwise binary math: add, sub, mul, div, pow, maximum, minimum, floor_divide, remainder — out of place, in place, and as
 // operators with a Scalar on either side.
 //
 // Every binary op follows the same three steps, exactly like PyTorch's TensorIterator:
@@ -19,7 +19,7 @@ namespace kindling {
 namespace {
 using namespace detail;
 
-enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum };
+enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum, FloorDivide, Remainder };
 
 const char* op_name(Bin op) {
   switch (op) {
@@ -30,6 +30,8 @@ const char* op_name(Bin op) {
     case Bin::Pow: return "pow";
     case Bin::Maximum: return "maximum";
     case Bin::Minimum: return "minimum";
+    case Bin::FloorDivide: return "floor_divide";
+    case Bin::Remainder: return "remainder";
   }
   return "?";
 }
@@ -52,6 +54,25 @@ template <class T> T int_pow(T base, std::int64_t e) {
   return result;
 }
 
+/// Python's a // b for floats, as PyTorch computes it (c10's div_floor_floating): from fmod, so the
+/// quotient is exact where a / b rounds (7.5 // 2.5 is 3, not 2.9999).
+template <class T> T floor_div_floating(T a, T b) {
+  if (b == T(0)) return a / b;  // inf or NaN, as IEEE division gives
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != T(0) && (b < T(0)) != (mod < T(0))) div -= T(1);
+  if (div == T(0)) return std::copysign(T(0), a / b);
+  T floordiv = std::floor(div);
+  if (div - floordiv > T(0.5)) floordiv += T(1);
+  return floordiv;
+}
+
+/// Integer a // b and a % b round towards minus infinity, like Python (C++ truncates towards 0).
+[[noreturn]] void zero_division(const char* name) {
+  throw ValueError(std::string(name) + ": ZeroDivisionError: integer division by zero (as in PyTorch). Hint: "
+                   "mask the zeros first, e.g. where(b == 0, 1, b), or divide in floating point.");
+}
+
 /// True division turns integer (and bool) inputs into float32, like torch.div / Python's `/`.
 DType compute_dtype(Bin op, DType promoted) {
   if (op == Bin::Div && !is_floating_point(promoted)) return kFloat32;
@@ -70,6 +91,10 @@ void refuse_bool_sub(const char* name, DType a, DType b) {
 
 void check_args(Bin op, const char* name, DType compute, const Scalar& alpha, DType a, DType b) {
   if (op == Bin::Sub) refuse_bool_sub(name, a, b);
+  if ((op == Bin::FloorDivide || op == Bin::Remainder) && compute == kBool) {
+    throw DTypeError(std::string(name) + " is not implemented for bool tensors (as in PyTorch). Hint: convert "
+                     "first, e.g. x.to(kd::kInt64).");
+  }
   if (op == Bin::Pow && compute == kBool) {
     throw DTypeError(std::string(name) + ": pow of two bool tensors is not supported (as in PyTorch). Hint: "
                      "convert one first, e.g. x.to(kd::kInt64).pow(y).");
@@ -132,6 +157,43 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
     case Bin::Minimum:
       binary_loop<T, T, T>(out, a, b, [](T x, T y) { return (x < y || x != x) ? x : y; });
       return;
+    // a // b and a % b take the sign of b, as Python's do: -7 // 2 == -4, -7 % 2 == 1, 7 % -2 == -1.
+    case Bin::FloorDivide:
+      if constexpr (std::is_floating_point_v<T>) {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) { return floor_div_floating(x, y); });
+        return;
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) {
+          if (y == T(0)) zero_division("floor_divide");
+          T q = static_cast<T>(x / y);
+          if constexpr (std::is_signed_v<T>) {
+            if (x % y != 0 && ((x < 0) != (y < 0))) --q;
+          }
+          return q;
+        });
+        return;
+      }
+      break;
+    case Bin::Remainder:
+      if constexpr (std::is_floating_point_v<T>) {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) {
+          T m = std::fmod(x, y);
+          if (m != T(0) && ((y < T(0)) != (m < T(0)))) m += y;
+          return m;
+        });
+        return;
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) {
+          if (y == T(0)) zero_division("remainder");
+          T m = static_cast<T>(x % y);
+          if constexpr (std::is_signed_v<T>) {
+            if (m != 0 && ((m < 0) != (y < 0))) m = static_cast<T>(m + y);
+          }
+          return m;
+        });
+        return;
+      }
+      break;
   }
   throw DTypeError(std::string(op_name(op)) + ": unsupported dtype " + dname(dtype_of<T>()));
 }
@@ -242,6 +304,23 @@ Tensor div(const Tensor& a, const Tensor& b) { return record<"div">(binary_forwa
 Tensor pow(const Tensor& a, const Tensor& exponent) {
   return record<"pow">(binary_forward(Bin::Pow, a, exponent), a, exponent);
 }
+/// Python's a // b (PyTorch 1.13 rounds towards minus infinity). Not differentiable: its gradient is 0
+/// almost everywhere, and PyTorch's backward raises -- so does ours (FloorDivideBackward).
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  return record<"floor_divide">(binary_forward(Bin::FloorDivide, a, b), a, b);
+}
+Tensor floor_divide(const Tensor& a, Scalar b) { return floor_divide(a, wrap(a, b, Bin::FloorDivide)); }
+/// Python's a % b: the sign of b (torch.remainder; C++'s % and torch.fmod take the sign of a).
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  return record<"remainder">(binary_forward(Bin::Remainder, a, b), a, b);
+}
+Tensor remainder(const Tensor& a, Scalar b) { return remainder(a, wrap(a, b, Bin::Remainder)); }
+Tensor remainder(Scalar a, const Tensor& b) { return remainder(wrap(b, a, Bin::Remainder), b); }
+Tensor floor_divide(Scalar a, const Tensor& b) { return floor_divide(wrap(b, a, Bin::FloorDivide), b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b); }
+Tensor operator%(Scalar a, const Tensor& b) { return remainder(a, b); }
+
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return record<"maximum">(binary_forward(Bin::Maximum, a, b), a, b);
 }

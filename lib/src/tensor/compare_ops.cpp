@@ -135,6 +135,13 @@ Tensor operator<(const Tensor& a, Scalar b) { return compare(Cmp::Lt, a, b); }
 Tensor operator<=(const Tensor& a, Scalar b) { return compare(Cmp::Le, a, b); }
 Tensor operator>(const Tensor& a, Scalar b) { return compare(Cmp::Gt, a, b); }
 Tensor operator>=(const Tensor& a, Scalar b) { return compare(Cmp::Ge, a, b); }
+// 2 < x is x > 2: the comparison turned around, so the tensor stays the first operand.
+Tensor operator==(Scalar a, const Tensor& b) { return compare(Cmp::Eq, b, a); }
+Tensor operator!=(Scalar a, const Tensor& b) { return compare(Cmp::Ne, b, a); }
+Tensor operator<(Scalar a, const Tensor& b) { return compare(Cmp::Gt, b, a); }
+Tensor operator<=(Scalar a, const Tensor& b) { return compare(Cmp::Ge, b, a); }
+Tensor operator>(Scalar a, const Tensor& b) { return compare(Cmp::Lt, b, a); }
+Tensor operator>=(Scalar a, const Tensor& b) { return compare(Cmp::Le, b, a); }
 
 // ---- where -----------------------------------------------------------------------------------------
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {

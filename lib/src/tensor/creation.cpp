@@ -152,6 +152,11 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   return finish(detail::make_tensor(shape, options.dtype), options, "empty");
 }
 
+Tensor full(const Shape& shape, Scalar value) {
+  const DType inferred = value.is_bool() ? kBool : (value.is_integral() ? kInt64 : kFloat32);
+  return full(shape, value, {.dtype = inferred});
+}
+
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
   const Tensor v = detail::checked_scalar_to_tensor(value, options.dtype, "full");
   Tensor t = detail::make_tensor(shape, options.dtype);

@@ -7,6 +7,7 @@
 // from anywhere, so every field is checked and every failure names the file and what is wrong.
 #include "kindling/tensor/npy.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cstdio>
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "file_io.hpp"
 #include "internal.hpp"
@@ -145,31 +148,66 @@ class HeaderParser {
   std::size_t pos_ = 0;
 };
 
-DType dtype_of_descr(const std::string& descr, const std::string& path) {
-  // '=' is native order, which on this (little-endian) host is '<'; one-byte types may use any.
-  std::string d = descr;
-  if (!d.empty() && d[0] == '=') d[0] = '<';
-  if (d == "<f4") return kFloat32;
-  if (d == "<f8") return kFloat64;
-  if (d == "<f2") return kFloat16;
-  if (d == "<i8") return kInt64;
-  if (d == "|u1" || d == "<u1" || d == ">u1") return kUInt8;
-  if (d == "|b1" || d == "<b1" || d == ">b1") return kBool;
-  std::string hint;
-  if (!d.empty() && d[0] == '>') {
-    hint = "big-endian data is not supported. Hint: in NumPy, save arr.astype(arr.dtype.newbyteorder('<'))";
-  } else if (d.size() >= 2 && (d[1] == 'i' || d[1] == 'u')) {
-    hint = "integer type '" + descr + "' is not supported (Kindling has uint8 and int64). Hint: in NumPy, "
-           "save arr.astype(np.int64)";
-  } else if (d.size() >= 2 && d[1] == 'f') {
-    hint = "float type '" + descr + "' is not supported (Kindling has float16, float32 and float64). Hint: in NumPy, "
-           "save arr.astype(np.float32)";
-  } else if (d.size() >= 2 && d[1] == 'O') {
-    hint = "the array holds Python objects (pickled), which Kindling never loads";
-  } else {
-    hint = "dtype '" + descr + "' is not supported (bool, uint8, int64, float16, float32 and float64 are)";
+/// What a file's 'descr' says: the element kind ('b', 'u', 'i', 'f'), its size in bytes, its byte
+/// order, and the Kindling dtype that holds it exactly (`native`), or none for the integer widths
+/// Kindling has no dtype for (int8/16/32, uint16/32), which load only when a dtype is requested.
+struct FileType {
+  char kind = 0;
+  std::size_t size = 0;
+  bool big_endian = false;
+  std::optional<DType> native;
+  std::string descr;
+};
+
+FileType file_type_of(const std::string& descr, const std::string& path) {
+  FileType ft;
+  ft.descr = descr;
+  const bool shaped = descr.size() >= 3 && std::string("<>|=").find(descr[0]) != std::string::npos &&
+                      std::all_of(descr.begin() + 2, descr.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (shaped) {
+    ft.kind = descr[1];
+    ft.size = std::stoul(descr.substr(2, 3));
+    ft.big_endian = descr[0] == '>' && ft.size > 1;  // '|' and '=' (this little-endian host) are native
   }
-  fail(path, "unsupported dtype '" + descr + "': " + hint);
+  const std::string k = shaped ? std::string(1, ft.kind) + std::to_string(ft.size) : std::string();
+  if (k == "b1") ft.native = kBool;
+  else if (k == "u1") ft.native = kUInt8;
+  else if (k == "i8") ft.native = kInt64;
+  else if (k == "f2") ft.native = kFloat16;
+  else if (k == "f4") ft.native = kFloat32;
+  else if (k == "f8") ft.native = kFloat64;
+  else if (k == "i1" || k == "i2" || k == "i4" || k == "u2" || k == "u4") ft.native = std::nullopt;
+  else {
+    std::string hint;
+    if (shaped && (ft.kind == 'i' || ft.kind == 'u')) {
+      hint = "integer type '" + descr + "' is not supported (Kindling reads int8/16/32/64 and uint8/16/32). "
+             "Hint: in NumPy, save arr.astype(np.int64)";
+    } else if (shaped && ft.kind == 'f') {
+      hint = "float type '" + descr + "' is not supported (Kindling has float16, float32 and float64). Hint: in "
+             "NumPy, save arr.astype(np.float32)";
+    } else if (descr.size() >= 2 && descr[1] == 'O') {
+      hint = "the array holds Python objects (pickled), which Kindling never loads";
+    } else {
+      hint = "dtype '" + descr + "' is not supported (bool, uint8/16/32, int8/16/32/64, float16, float32 and "
+             "float64 are)";
+    }
+    fail(path, "unsupported dtype '" + descr + "': " + hint);
+  }
+  return ft;
+}
+
+/// Reverses the bytes of every element (big-endian files on this little-endian host).
+void byteswap(char* p, std::uint64_t count, std::size_t size) {
+  for (std::uint64_t i = 0; i < count; ++i, p += size) std::reverse(p, p + size);
+}
+
+/// The elements of a file type Kindling has no dtype for, widened exactly into an int64 tensor.
+template <class T> void widen(const char* src, std::uint64_t count, std::int64_t* dst) {
+  for (std::uint64_t i = 0; i < count; ++i) {
+    T v;
+    std::memcpy(&v, src + i * sizeof(T), sizeof(T));
+    dst[i] = static_cast<std::int64_t>(v);
+  }
 }
 
 }  // namespace
@@ -207,7 +245,7 @@ void save_npy(const Tensor& t, const std::string& path) {
   w.commit();
 }
 
-Tensor load_npy(const std::string& path) {
+Tensor load_npy(const std::string& path, std::optional<DType> dtype) {
   const std::uint64_t file_size = detail::check_regular_file(path, "load_npy");  // a folder is not "empty"
   std::ifstream f(path, std::ios::binary);
   if (!f) fail(path, "cannot open the file (may we read it?)");
@@ -248,7 +286,11 @@ Tensor load_npy(const std::string& path) {
   }
   header.pop_back();
   const auto h = HeaderParser(header, path).parse();
-  const DType dtype = dtype_of_descr(*h.descr, path);
+  const FileType ft = file_type_of(*h.descr, path);
+  if (!ft.native && !dtype) {
+    fail(path, "integer type '" + ft.descr + "' has no Kindling dtype (Kindling has uint8 and int64). Hint: "
+               "load_npy(path, kd::kInt64) converts it exactly; or in NumPy, save arr.astype(np.int64)");
+  }
 
   // Size check against the file length, with overflow-safe arithmetic.
   std::uint64_t count = 1;
@@ -258,13 +300,13 @@ Tensor load_npy(const std::string& path) {
     }
     count *= static_cast<std::uint64_t>(s);
   }
-  const std::uint64_t need = count * element_size(dtype), have = file_size - preamble - header_len;
+  const std::uint64_t need = count * ft.size, have = file_size - preamble - header_len;
   if (have < need) {
-    fail(path, "truncated: shape " + shape_str(*h.shape) + " of " + dtype_name(dtype) + " needs " +
+    fail(path, "truncated: shape " + shape_str(*h.shape) + " of '" + ft.descr + "' needs " +
                    std::to_string(need) + " data bytes but the file has only " + std::to_string(have));
   }
   if (have > need) {
-    fail(path, "size mismatch: shape " + shape_str(*h.shape) + " of " + dtype_name(dtype) + " needs " +
+    fail(path, "size mismatch: shape " + shape_str(*h.shape) + " of '" + ft.descr + "' needs " +
                    std::to_string(need) + " data bytes but the file has " + std::to_string(have) +
                    " (extra data after the array)");
   }
@@ -272,11 +314,25 @@ Tensor load_npy(const std::string& path) {
   // Fortran order stores the reversed shape row-major: read that, then permute back.
   Shape file_shape = *h.shape;
   if (*h.fortran_order) std::reverse(file_shape.begin(), file_shape.end());
-  Tensor t = detail::make_tensor(file_shape, dtype);
-  if (!f.read(static_cast<char*>(t.raw_data_ptr()), static_cast<std::streamsize>(need))) {
-    fail(path, "read error while reading the data");
+  // Native types are read straight into the tensor; the others through a buffer, widened to int64.
+  Tensor t = detail::make_tensor(file_shape, ft.native.value_or(kInt64));
+  std::vector<char> buffer;
+  char* bytes = static_cast<char*>(t.raw_data_ptr());
+  if (!ft.native) {
+    buffer.resize(static_cast<std::size_t>(need));
+    bytes = buffer.data();
   }
-  if (dtype == kBool) {  // a bool byte must be exactly 0 or 1
+  if (!f.read(bytes, static_cast<std::streamsize>(need))) fail(path, "read error while reading the data");
+  if (ft.big_endian) byteswap(bytes, count, ft.size);
+  if (!ft.native) {
+    auto* dst = static_cast<std::int64_t*>(t.raw_data_ptr());
+    if (ft.kind == 'i' && ft.size == 1) widen<std::int8_t>(bytes, count, dst);
+    else if (ft.kind == 'i' && ft.size == 2) widen<std::int16_t>(bytes, count, dst);
+    else if (ft.kind == 'i' && ft.size == 4) widen<std::int32_t>(bytes, count, dst);
+    else if (ft.kind == 'u' && ft.size == 2) widen<std::uint16_t>(bytes, count, dst);
+    else widen<std::uint32_t>(bytes, count, dst);
+  }
+  if (ft.native == kBool) {  // a bool byte must be exactly 0 or 1
     auto* p = static_cast<std::uint8_t*>(t.raw_data_ptr());
     for (std::uint64_t i = 0; i < count; ++i) p[i] = p[i] != 0;
   }
@@ -285,6 +341,7 @@ Tensor load_npy(const std::string& path) {
     for (std::int64_t i = 0; i < t.dim(); ++i) dims[i] = t.dim() - 1 - i;
     t = t.permute(dims).contiguous();
   }
+  if (dtype && *dtype != t.dtype()) t = t.to(*dtype);  // the conversion asked for (PyTorch's casting rules)
   return t;
 }
 

@@ -46,7 +46,10 @@ Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 Tensor empty(const Shape& shape, TensorOptions options = {});
 Tensor zeros(const Shape& shape, TensorOptions options = {});
 Tensor ones(const Shape& shape, TensorOptions options = {});
-Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
+/// A tensor filled with `value`. Without options the dtype follows the value, as torch.full's does:
+/// full({2}, 7) is int64, full({2}, 7.0) float32, full({2}, true) bool. With options, options.dtype.
+Tensor full(const Shape& shape, Scalar value);
+Tensor full(const Shape& shape, Scalar value, TensorOptions options);
 /// [start, end) in steps of `step`. int64 when all three are integers (like torch.arange),
 /// otherwise float32; with `options`, the dtype is options.dtype.
 Tensor arange(Scalar end);

@@ -3,8 +3,13 @@
 /// Readable indexing, LibTorch-style: `x[0]`, `x.index({Slice(1, None), 0})` is Python's `x[1:, 0]`.
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <variant>
+
+namespace kindling {
+class Tensor;
+}
 
 namespace kindling::indexing {
 
@@ -32,7 +37,15 @@ struct Slice {
       : start(start_), stop(stop_), step(step_) {}
 };
 
-/// One entry of an index list: an integer (selects, dropping the dimension), a Slice, None or Ellipsis.
-using TensorIndex = std::variant<std::int64_t, Slice, NoneType, EllipsisType>;
+/// A tensor used as an index: a bool mask (`x[x > 0]`, uint8 too) or int64 positions (`x[idx]`),
+/// PyTorch's advanced indexing. Held by pointer so this header needs only Tensor's name.
+struct TensorArg {
+  std::shared_ptr<const Tensor> tensor;
+  TensorArg(const Tensor& t);  // NOLINT(google-explicit-constructor): x.index({mask}) reads like x[mask]
+};
+
+/// One entry of an index list: an integer (selects, dropping the dimension), a Slice, None, Ellipsis,
+/// or a tensor (a mask or positions: the result is then a copy, not a view).
+using TensorIndex = std::variant<std::int64_t, Slice, NoneType, EllipsisType, TensorArg>;
 
 }  // namespace kindling::indexing

@@ -2,6 +2,8 @@
 /// @file
 /// Free-function forms of the tensor operations (torch.add(a, b) ↔ kd::add(a, b)), plus ops that
 /// take several tensors.
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "kindling/tensor/tensor.hpp"
@@ -42,6 +44,15 @@ Tensor trunc(const Tensor& x);
 /// -1, 0 or 1 in x's dtype (0 for NaN, as in PyTorch 1.13).
 Tensor sign(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+/// Python's a // b: the quotient rounded towards minus infinity (PyTorch 1.13's torch.floor_divide).
+/// Integer division by zero raises. Not differentiable (its backward raises, as PyTorch's does).
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, Scalar b);
+Tensor floor_divide(Scalar a, const Tensor& b);
+/// Python's a % b: a - (a // b) * b, with the sign of b (torch.remainder).
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, Scalar b);
+Tensor remainder(Scalar a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 /// Elementwise choice: condition ? a : b (condition is a bool tensor; all three broadcast).
@@ -59,8 +70,22 @@ Tensor scatter(const Tensor& x, std::int64_t dim, const Tensor& index, const Ten
 Tensor scatter(const Tensor& x, std::int64_t dim, const Tensor& index, Scalar value);
 /// A copy of x with out[i][index[i][j]] += src[i][j] for dim 1 (repeated positions add up).
 Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src);
+/// The coordinates of x's non-zero elements, one row each: [count, x.dim()] int64 (torch.nonzero).
+Tensor nonzero(const Tensor& x);
 /// x with `value` where the bool `mask` (broadcast) is true.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+
+/// x.gather(dim, indices) after broadcasting x and indices against each other in every other dim
+/// (torch.take_along_dim); without dim, on the flattened tensors.
+Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<std::int64_t> dim = std::nullopt);
+
+// ---- cutting, tiling, rotating (split_repeat.cpp) and Einstein sums (einsum.cpp) ----------------
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0);
+Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims = {});
+/// torch.einsum: "ij,jk->ik" (matmul), "bij,bjk->bik", "i,i->", "i,j->ij", "ij->ji", "ii->i",
+/// "...ij,...jk->...ik"; without "->" the output is the letters used once, in alphabetical order.
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
 // ---- rearranging and masking (shape_ops.cpp): new tensors, not views ----------------------------
 /// The lower triangle of the last two dims: x[..., i, j] where j - i <= diagonal, else 0.
@@ -76,6 +101,12 @@ Tensor any(const Tensor& x);
 Tensor any(const Tensor& x, std::int64_t dim, bool keepdim = false);
 Tensor all(const Tensor& x);
 Tensor all(const Tensor& x, std::int64_t dim, bool keepdim = false);
+
+// ---- ordering (sort.cpp) ------------------------------------------------------------------------
+std::pair<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& x, std::int64_t dim = -1, bool descending = false);
+std::pair<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim = -1, bool largest = true,
+                               bool sorted = true);
 
 Tensor matmul(const Tensor& a, const Tensor& b);
 /// Strictly 2-D x 2-D: [n, k] @ [k, m].

@@ -125,18 +125,30 @@ class Tensor {
   Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
   /// Elements start..start+length-1 along `dim`.
   Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+  /// Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes: views.
+  std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef sizes, std::int64_t dim) const;
+  /// `chunks` pieces of ceil(size / chunks) along `dim` (fewer when they run out, as in PyTorch).
+  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;
+  /// x tiled: x: [2, 3], repeat({2, 1}) -> [4, 3] (a copy; more repeats than dims add leading dims).
+  Tensor repeat(IntArrayRef repeats) const;
+  /// Elements shifted along `dims` with wrap-around; without dims, along the flattened tensor.
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
   /// Python's x[:, start:stop:step] along one dimension (bounds clamped like Python).
   Tensor slice(std::int64_t dim, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;
   /// Python's x[..., index, ...]: removes dimension `dim`.
   Tensor select(std::int64_t dim, std::int64_t index) const;
   /// x[i] — select(0, i).
   Tensor operator[](std::int64_t index) const;
-  /// x.index({Slice(1, None), 0, None, Ellipsis}) — Python's x[1:, 0, None, ...].
+  /// x.index({Slice(1, None), 0, None, Ellipsis}) — Python's x[1:, 0, None, ...] (a view).
+  /// x.index({mask}) and x.index({Slice(), idx}) — Python's x[mask], x[:, idx] (a copy): bool masks
+  /// and int64 position tensors, broadcast together, with PyTorch's rule for where their dims go.
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
-  /// Writes `value` into x[indices] (x.index(...) followed by copy_/fill_).
+  /// Writes `value` (broadcast) into x[indices], in place: x.index_put_({x < 0}, 0) is x[x < 0] = 0.
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
 
   // ---- copies ------------------------------------------------------------------------------------
   /// This tensor if already contiguous, else a row-major copy.
@@ -222,6 +234,27 @@ class Tensor {
   Tensor argmax(std::int64_t dim, bool keepdim = false) const;
   Tensor argmin() const;
   Tensor argmin(std::int64_t dim, bool keepdim = false) const;
+  /// x.amax(dims): the largest value over `dims` (all dims when empty); ties share the gradient.
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  /// Product of all elements / along `dim` (bool and integer inputs give int64, as in PyTorch).
+  Tensor prod() const;
+  Tensor prod(std::int64_t dim, bool keepdim = false) const;
+  /// Running sum / product along `dim`: out[i] = x[0] + ... + x[i] (integers give int64).
+  Tensor cumsum(std::int64_t dim) const;
+  Tensor cumprod(std::int64_t dim) const;
+  /// log(sum(exp(x))) over `dims`, computed around the max so it never overflows.
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  /// The p-norm (sum |x|^p)^(1/p) of all elements / over `dims` (p = inf: max |x|; p = 0: count of
+  /// non-zeros). Floating-point inputs only, as in PyTorch.
+  Tensor norm(double p = 2) const;
+  Tensor norm(double p, IntArrayRef dims, bool keepdim = false) const;
+  /// (values, indices) with every lane along `dim` in order: a stable sort, NaN above every number.
+  std::pair<Tensor, Tensor> sort(std::int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(std::int64_t dim = -1, bool descending = false) const;
+  /// The k largest (or smallest) values along `dim` and their positions, in order.
+  std::pair<Tensor, Tensor> topk(std::int64_t k, std::int64_t dim = -1, bool largest = true,
+                                 bool sorted = true) const;
   /// Variance with Bessel's correction by default (`correction` = 1, PyTorch's unbiased=True).
   Tensor var(std::int64_t correction = 1) const;
   Tensor var(std::int64_t dim, bool keepdim, std::int64_t correction = 1) const;
@@ -318,5 +351,16 @@ Tensor operator<(const Tensor& a, Scalar b);
 Tensor operator<=(const Tensor& a, Scalar b);
 Tensor operator>(const Tensor& a, Scalar b);
 Tensor operator>=(const Tensor& a, Scalar b);
+/// A number on the left, as in Python: `0 < x` is `x > 0`.
+Tensor operator==(Scalar a, const Tensor& b);
+Tensor operator!=(Scalar a, const Tensor& b);
+Tensor operator<(Scalar a, const Tensor& b);
+Tensor operator<=(Scalar a, const Tensor& b);
+Tensor operator>(Scalar a, const Tensor& b);
+Tensor operator>=(Scalar a, const Tensor& b);
+/// Python's `%` (torch.remainder): the result takes the sign of b, so -7 % 2 == 1.
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, Scalar b);
+Tensor operator%(Scalar a, const Tensor& b);
 
 }  // namespace kindling
