@@ -155,6 +155,10 @@ class SharedRef {
 
 }  // namespace emu
 
+// The types a kernel indexes through live in the kernels' own namespace (`emulated` here, `gpu`
+// under nvcc), so the two builds of one source never define the same class twice in a program.
+namespace emulated {
+
 /// A global-memory buffer as a kernel sees it: a pointer and a length. Every index is checked
 /// here (on a GPU, `Span` is a bare pointer and a wrong index reads someone else's memory).
 template <class T>
@@ -221,6 +225,8 @@ class SharedArray {
   emu::Shadow shadow_[kSize];
   std::uint64_t stamp_;
 };
+
+}  // namespace emulated
 
 namespace emu {
 /// KD_LAUNCH's work: copies the arguments into the kernel's parameter types (as a launch does),

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -19,7 +20,7 @@
 
 #define KINDLING_KERNEL_NS gpu
 
-namespace kindling::cuda {
+namespace kindling::cuda::gpu {
 
 /// A global-memory buffer: a pointer and a length (unchecked on the device).
 template <class T>
@@ -58,6 +59,10 @@ struct SharedArray {
   __device__ __forceinline__ T& operator[](I index) { return data_[index]; }
 };
 
+}  // namespace kindling::cuda::gpu
+
+namespace kindling::cuda {
+
 /// Throws a DeviceError when the last launch failed (bad configuration, no device, ...).
 inline void check_launch(const char* kernel) {
   cudaError_t e = cudaGetLastError();
@@ -73,7 +78,21 @@ inline void check_launch(const char* kernel) {
     ::kindling::cuda::check_launch(#kernel);   \
   } while (0)
 
+/// A check inside a kernel: on a GPU a failed one prints and traps (the launch fails, like assert).
+#define KD_CHECK(cond, message)                                 \
+  do {                                                          \
+    if (!(cond)) {                                              \
+      printf("kernel check failed: %s\n", message);             \
+      __trap();                                                 \
+    }                                                           \
+  } while (0)
+
 #else
 #include "kindling/cuda/emulator.hpp"
+/// A check inside a kernel: on the emulator a failed one stops the launch with a KernelError.
+#define KD_CHECK(cond, message)                                     \
+  do {                                                              \
+    if (!(cond)) ::kindling::cuda::emu::fail(message);              \
+  } while (0)
 #define KINDLING_KERNEL_NS emulated
 #endif
