@@ -88,8 +88,9 @@ struct Shadow {
   std::uint32_t write_epoch = 0;   ///< barrier epoch of the last write (0: never in this block)
   std::uint32_t read_epoch = 0;    ///< barrier epoch of the last read
   std::int32_t writer = -1;        ///< linear thread index of the last writer
-  std::int32_t reader = -1;        ///< last reader, or kManyReaders when several read this epoch
-  static constexpr std::int32_t kManyReaders = -2;
+  std::int32_t reader = -1;        ///< a thread that read it in read_epoch
+  std::int32_t other_reader = -1;  ///< a second, different one (-1: none), so that any writer
+                                   ///< finds a reader other than itself when there is one
 };
 
 /// What a shared array reports about itself in messages.

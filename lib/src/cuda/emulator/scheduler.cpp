@@ -504,8 +504,9 @@ void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat) {
   if (s.read_epoch != l.epoch) {
     s.read_epoch = l.epoch;
     s.reader = me;
-  } else if (s.reader != me) {
-    s.reader = Shadow::kManyReaders;
+    s.other_reader = -1;
+  } else if (s.reader != me && s.other_reader == -1) {
+    s.other_reader = me;
   }
 }
 
@@ -519,11 +520,12 @@ void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat) {
   if (s.write_epoch == l.epoch && s.writer != me)
     fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it writes what " +
          thread_of(l, s.writer) + " also wrote since the last __syncthreads()");
-  if (s.read_epoch == l.epoch && s.reader != me)
+  if (s.read_epoch == l.epoch && (s.reader != me || s.other_reader != -1)) {
+    const std::int32_t other = s.reader != me ? s.reader : s.other_reader;
     fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it overwrites what " +
-         (s.reader == Shadow::kManyReaders ? std::string("other threads") : thread_of(l, s.reader)) +
-         " read since the last __syncthreads() (they may read the new value or the old: put a "
-         "barrier between the read and the write)");
+         thread_of(l, other) + " read since the last __syncthreads() (that read may see the old "
+         "value or the new one; put a barrier between the read and the write)");
+  }
   s.write_epoch = l.epoch;
   s.writer = me;
 }
