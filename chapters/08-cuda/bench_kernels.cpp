@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
   const std::pair<const char*, Matmul> versions[] = {{"matmul_v1", kc::gpu::matmul_v1},
                                                      {"matmul_v2", kc::gpu::matmul_v2},
                                                      {"matmul_v3", kc::gpu::matmul_v3}};
-  for (const auto& [name, matmul] : versions) {
+  for (const auto& [name, version] : versions) {
+    const Matmul matmul = version;  // a lambda may not capture a structured binding (clang)
     const double t = time_ms([&] { matmul(A, B, dc, n, n, n); }, reps);
     const std::vector<float> got = download(dc, std::size_t(n) * n);
     double err = 0;

@@ -33,7 +33,6 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -64,6 +63,16 @@ struct ThreadContext {
   int linear = 0;  ///< threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
 };
 
+/// Where in the kernel's source a barrier or a shuffle is: std::source_location's job, which clang 14
+/// with libstdc++ 12 lacks. __builtin_FILE/LINE in a default argument give the caller's place.
+struct Site {
+  const char* file = "";
+  unsigned line = 0;
+  static constexpr Site here(const char* f = __builtin_FILE(), unsigned l = __builtin_LINE()) {
+    return {f, l};
+  }
+};
+
 /// The current thread's context; throws when called outside a kernel.
 const ThreadContext& current();
 /// True while a kernel runs (on this host thread).
@@ -75,12 +84,12 @@ bool in_kernel();
 void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body);
 
 /// `__syncthreads()`: waits until every thread of the block reaches this barrier.
-void syncthreads(std::source_location where);
+void syncthreads(Site where);
 
 /// The shuffles: every lane of `mask` hands in `bits`, gets the bits of its source lane.
 enum class ShuffleKind { Index, Up, Down, Xor };
 std::uint64_t shuffle(unsigned mask, std::uint64_t bits, ShuffleKind kind, int arg, int width,
-                      const char* name, std::source_location where);
+                      const char* name, Site where);
 
 /// The race detector's record of one shared-memory element.
 struct Shadow {
@@ -243,6 +252,7 @@ void launch(const char* name, void (*kernel)(P...), dim3 grid, dim3 block, A&&..
 }  // namespace kindling::cuda
 
 // ---- The CUDA vocabulary, for kernel source compiled by g++/clang ------------------------------
+using KdEmuSite = ::kindling::cuda::emu::Site;
 #define __global__
 #define __device__
 #define __host__
@@ -258,14 +268,14 @@ inline constexpr int warpSize = 32;
 #define KD_LAUNCH(kernel, grid, block, ...) \
   ::kindling::cuda::emu::launch(#kernel, kernel, grid, block, __VA_ARGS__)
 
-inline void __syncthreads(std::source_location where = std::source_location::current()) {
+inline void __syncthreads(KdEmuSite where = KdEmuSite::here()) {
   ::kindling::cuda::emu::syncthreads(where);
 }
 
 namespace kindling::cuda::emu {
 template <class T>
 T shuffle_as(unsigned mask, T var, ShuffleKind kind, int arg, int width, const char* name,
-             std::source_location where) {
+             Site where) {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
                 "the emulator's shuffles carry values of at most 8 bytes");
   std::uint64_t bits = 0;
@@ -279,26 +289,26 @@ T shuffle_as(unsigned mask, T var, ShuffleKind kind, int arg, int width, const c
 
 template <class T>
 T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize,
-              std::source_location where = std::source_location::current()) {
+              KdEmuSite where = KdEmuSite::here()) {
   return ::kindling::cuda::emu::shuffle_as(mask, var, ::kindling::cuda::emu::ShuffleKind::Index,
                                            src_lane, width, "__shfl_sync", where);
 }
 template <class T>
 T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
-                 std::source_location where = std::source_location::current()) {
+                 KdEmuSite where = KdEmuSite::here()) {
   return ::kindling::cuda::emu::shuffle_as(mask, var, ::kindling::cuda::emu::ShuffleKind::Up,
                                            static_cast<int>(delta), width, "__shfl_up_sync", where);
 }
 template <class T>
 T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
-                   std::source_location where = std::source_location::current()) {
+                   KdEmuSite where = KdEmuSite::here()) {
   return ::kindling::cuda::emu::shuffle_as(mask, var, ::kindling::cuda::emu::ShuffleKind::Down,
                                            static_cast<int>(delta), width, "__shfl_down_sync",
                                            where);
 }
 template <class T>
 T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize,
-                  std::source_location where = std::source_location::current()) {
+                  KdEmuSite where = KdEmuSite::here()) {
   return ::kindling::cuda::emu::shuffle_as(mask, var, ::kindling::cuda::emu::ShuffleKind::Xor,
                                            lane_mask, width, "__shfl_xor_sync", where);
 }

@@ -58,7 +58,7 @@ struct Fiber {
   ThreadContext tc;
   State state = State::Runnable;
   bool started = false;
-  std::source_location site;  // where it waits (barrier or shuffle)
+  Site site;  // where it waits (barrier or shuffle)
   void* fake_stack = nullptr; // ASan's bookkeeping while switched out
   // A pending shuffle.
   unsigned shfl_mask = 0;
@@ -93,11 +93,11 @@ std::string str(const dim3& d) {
   return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
 
-std::string where_str(const std::source_location& w) {
-  std::string file = w.file_name();
+std::string where_str(const Site& w) {
+  std::string file = w.file;
   auto slash = file.find_last_of('/');
   if (slash != std::string::npos) file = file.substr(slash + 1);
-  return file + ":" + std::to_string(w.line());
+  return file + ":" + std::to_string(w.line);
 }
 
 std::string launch_str(const Launch& l) {
@@ -239,8 +239,8 @@ std::string stuck_message(const Launch& l) {
     if (f.state == State::AtBarrier) {
       ++at_barrier;
       if (!first_waiter) first_waiter = &f;
-      else if (!other_site && (f.site.line() != first_waiter->site.line() ||
-                               std::string_view(f.site.file_name()) != first_waiter->site.file_name()))
+      else if (!other_site && (f.site.line != first_waiter->site.line ||
+                               std::string_view(f.site.file) != first_waiter->site.file))
         other_site = &f;
     }
   }
@@ -284,9 +284,8 @@ std::string stuck_message(const Launch& l) {
   return os.str();
 }
 
-bool same_site(const std::source_location& a, const std::source_location& b) {
-  return a.line() == b.line() && a.column() == b.column() &&
-         std::string_view(a.file_name()) == b.file_name();
+bool same_site(const Site& a, const Site& b) {
+  return a.line == b.line && std::string_view(a.file) == b.file;
 }
 
 void run_block(Launch& l) {
@@ -385,7 +384,7 @@ void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>&
   if (!l.error.empty()) throw KernelError(l.error);
 }
 
-void syncthreads(std::source_location where) {
+void syncthreads(Site where) {
   Launch& l = launch_or_throw("__syncthreads()");
   Fiber& f = *l.current;
   f.state = State::AtBarrier;
@@ -394,7 +393,7 @@ void syncthreads(std::source_location where) {
 }
 
 std::uint64_t shuffle(unsigned mask, std::uint64_t bits, ShuffleKind kind, int arg, int width,
-                      const char* name, std::source_location where) {
+                      const char* name, Site where) {
   Launch& l = launch_or_throw(name);
   Fiber& f = *l.current;
   const int lane = f.tc.linear % 32;

@@ -1,8 +1,9 @@
-// Softmax and cross-entropy over the rows of a [rows, cols] matrix: one block per row. The block
-// finds the row's maximum (subtracted before exp, so exp never overflows), then the sum of the
-// exponentials, each with block_reduce (warp shuffles, then the warps' results).
-//   softmax:        out[r, j] = exp(x[r, j] - max) / sum
-//   cross-entropy:  loss[r] = max + log(sum) - x[r, target[r]]   (= -log softmax at the target)
+// Softmax and cross-entropy over the rows of a [rows, cols] matrix: one block per row.
+// The block finds the row's maximum (subtracted before exp, so exp never overflows),
+// then the sum of the exponentials, each with block_reduce (warp shuffles, then the
+// warps' results).
+//   softmax        out[r, j] = exp(x[r, j] - max) / sum
+//   cross-entropy  loss[r] = max + log(sum) - x[r, target[r]]  (-log softmax there)
 #include "cuda/kernels/block_reduce.hpp"
 #include "kindling/cuda/kernels.hpp"
 
@@ -16,7 +17,8 @@ struct RowStats {
 };
 
 __device__ RowStats row_stats(Span<const float> x, std::int64_t row_start, int cols,
-                              SharedArray<float, 32>& scratch, SharedArray<float, 1>& result) {
+                              SharedArray<float, 32>& scratch,
+                              SharedArray<float, 1>& result) {
   float m = -INFINITY;
   for (int j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[row_start + j]);
   m = block_reduce<true>(m, scratch, result);
@@ -35,8 +37,9 @@ __global__ void softmax_kernel(Span<const float> x, Span<float> out, int cols) {
     out[start + j] = expf(x[start + j] - st.max) / st.sum;
 }
 
-__global__ void cross_entropy_kernel(Span<const float> logits, Span<const std::int64_t> target,
-                                     Span<float> loss, int classes) {
+__global__ void cross_entropy_kernel(Span<const float> logits,
+                                     Span<const std::int64_t> target, Span<float> loss,
+                                     int classes) {
   __shared__ SharedArray<float, 32> scratch;
   __shared__ SharedArray<float, 1> result;
   const int r = blockIdx.x;
@@ -56,12 +59,13 @@ void softmax_rows(const float* x, float* out, int rows, int cols) {
             Span<float>(out, n, "out"), cols);
 }
 
-void cross_entropy_rows(const float* logits, const std::int64_t* target, float* loss, int rows,
-                        int classes) {
+void cross_entropy_rows(const float* logits, const std::int64_t* target, float* loss,
+                        int rows, int classes) {
   if (rows == 0) return;
   const std::int64_t n = std::int64_t{rows} * classes;
   KD_LAUNCH(cross_entropy_kernel, dim3(rows), dim3(kRowThreads),
-            Span<const float>(logits, n, "logits"), Span<const std::int64_t>(target, rows, "target"),
+            Span<const float>(logits, n, "logits"),
+            Span<const std::int64_t>(target, rows, "target"),
             Span<float>(loss, rows, "loss"), classes);
 }
 
