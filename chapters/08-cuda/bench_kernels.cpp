@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
                                                      {"matmul_v2", kc::gpu::matmul_v2},
                                                      {"matmul_v3", kc::gpu::matmul_v3}};
   for (const auto& [name, version] : versions) {
-    const Matmul matmul = version;  // a lambda may not capture a structured binding (clang)
+    // A lambda may not capture a structured binding (clang 14): copy it first.
+    const Matmul matmul = version;
     const double t = time_ms([&] { matmul(A, B, dc, n, n, n); }, reps);
     const std::vector<float> got = download(dc, std::size_t(n) * n);
     double err = 0;
