@@ -150,7 +150,11 @@ Tensor Tensor::to(Device target) const {
                       "first; run `kindling-doctor` to see why CUDA is unavailable.");
   }
   const Tensor on_host = device().is_cpu() ? *this : src_hooks.to_host(*this);
-  return target.is_cpu() ? on_host : dst_hooks.to_device(on_host, target);
+  Tensor out = target.is_cpu() ? on_host : dst_hooks.to_device(on_host, target);
+  // A fresh tensor in any case (to_host may return its staging buffer's view): recorded, so that
+  // the gradient travels back to this tensor's device.
+  if (!kindling::is_floating_point(dtype())) return out;
+  return detail::record<"to_device">(out, *this);
 }
 
 Tensor Tensor::to(const TensorOptions& options) const {
