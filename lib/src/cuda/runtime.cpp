@@ -22,9 +22,6 @@ namespace {
 const Backend* g_backend = nullptr;
 std::mutex g_backend_mutex;
 
-std::string version_str(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-}
 
 // The emulated device: host memory, 256-byte aligned like cudaMalloc's.
 void* host_alloc(std::size_t n) { return ::operator new(n == 0 ? 1 : n, std::align_val_t{256}, std::nothrow); }
@@ -35,6 +32,10 @@ void host_copy(void* dst, const void* src, std::size_t n) {
 const Backend kEmulated{"emulated", host_alloc, host_free, host_copy, host_copy};
 
 #if KINDLING_HAVE_CUDA
+std::string version_str(int v) {  // 12040 -> "12.4"
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
     throw DeviceError(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
