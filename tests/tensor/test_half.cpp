@@ -110,7 +110,15 @@ TEST_CASE("half: item, data_ptr and to_vector read 16-bit elements") {
   const kd::Tensor b = kd::full({2}, 3.0, {.dtype = kd::kBFloat16});
   CHECK(b.to_vector<float>() == std::vector<float>{3.0f, 3.0f});
   CHECK(b.data_ptr<kd::BFloat16>()[1].bits == 0x4040);
-  CHECK(kd::scalar_tensor(1e6, {.dtype = kd::kHalf}).item<float>() == std::numeric_limits<float>::infinity());
+  // Converting a tensor rounds an out-of-range value to inf; storing an out-of-range number raises, as
+  // PyTorch's scalar_tensor/full/fill_ do ("value cannot be converted to type at::Half without overflow").
+  CHECK(kd::scalar_tensor(1e6).to(kd::kHalf).item<float>() == std::numeric_limits<float>::infinity());
+  CHECK_THROWS_AS(kd::scalar_tensor(1e6, {.dtype = kd::kHalf}), kd::ValueError);
+  CHECK_THROWS_AS(kd::full({2}, 1e39, {.dtype = kd::kBFloat16}), kd::ValueError);
+  CHECK_THROWS_AS(kd::zeros({2}, {.dtype = kd::kHalf}).fill_(65520.0), kd::ValueError);
+  CHECK(kd::full({1}, 65504.0, {.dtype = kd::kHalf}).item<float>() == 65504.0f);
+  CHECK(std::isinf(kd::full({1}, std::numeric_limits<double>::infinity(), {.dtype = kd::kHalf}).item<float>()));
+  CHECK(kd::full({1}, 3e38, {.dtype = kd::kBFloat16}).item<float>() > 2.9e38f);
 }
 
 TEST_CASE("half: creation functions make float16/bfloat16 tensors") {
