@@ -10,7 +10,7 @@
 /// ucontext), so that a barrier really waits for every thread of its block and shared memory really
 /// is shared by them.
 ///
-/// **It checks correctness, not speed.** A kernel runs here thousands of times slower than on a GPU,
+/// **It checks correctness, not speed.** A kernel runs here one thread at a time, far slower than on a GPU,
 /// and its timings say nothing about the GPU's. What it gives instead are checks a GPU does not make:
 /// - an index outside a global buffer (`Span`) or a shared array (`SharedArray`) is reported with
 ///   the index, the size, the thread and the block, instead of reading garbage or crashing later;
