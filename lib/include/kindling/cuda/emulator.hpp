@@ -197,7 +197,8 @@ class Span {
 
 /// A `__shared__` array of `Dims...` elements: `__shared__ SharedArray<float, 16, 16> tile;`,
 /// indexed `tile(row, col)` (or `buf[i]` when it has one dimension). Every index is checked and
-/// every access goes through the race detector.
+/// every access goes through the race detector. Always declare it `__shared__` (a static variable
+/// here): without it each thread has its own copy, as on a GPU, and its checks start from garbage.
 template <class T, std::size_t... Dims>
 class SharedArray {
   static_assert(sizeof...(Dims) >= 1, "SharedArray needs at least one extent");
