@@ -6,6 +6,9 @@
 // whether the PyTorch used by the tests is installed. Each line says "ok", "warn" or
 // "FAIL", and what to do about anything that is not ok. Exit status: 1 when something
 // the book's chapters need is missing (a GPU is never required).
+#ifndef KINDLING_CUDA_TOOLKIT_VERSION  // set by chapters/CMakeLists.txt in a CUDA build
+#define KINDLING_CUDA_TOOLKIT_VERSION 0
+#endif
 #include <kindling/tensor.hpp>
 #include <kindling/version.hpp>
 
@@ -98,6 +101,11 @@ GpuInfo probe_gpu() {
 }
 // [end]
 
+// 12040 -> "12.4": how CUDA writes its versions as numbers.
+std::string cuda_version(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
 // Runs a shell command and returns its first line of output ("" if it failed).
 std::string first_line_of(const std::string& command) {
   std::string line;
@@ -146,15 +154,22 @@ int main() {
   if (gpu.device_count > 0) {
     report("ok", "GPU",
            gpu.name + " (" + std::to_string(gpu.device_count) +
-               " visible, driver supports CUDA " +
-               std::to_string(gpu.driver_version / 1000) + "." +
-               std::to_string(gpu.driver_version % 1000 / 10) + ")");
+               " visible, driver supports CUDA " + cuda_version(gpu.driver_version) +
+               ")");
   } else {
     report("ok", "GPU",
            "none visible: " +
                (gpu.problem.empty() ? "the driver reports 0 devices" : gpu.problem),
            "not needed: every chapter runs on the CPU");
   }
+  // A driver runs programs built with a CUDA toolkit up to its own CUDA version.
+  const int toolkit = KINDLING_CUDA_TOOLKIT_VERSION;  // e.g. 13000, 0 without CUDA
+  if (cuda_built && gpu.driver_found && gpu.driver_version < toolkit)
+    report("warn", "CUDA driver",
+           "supports CUDA " + cuda_version(gpu.driver_version) +
+               ", but Kindling was built with CUDA " + cuda_version(toolkit) +
+               " (the toolkit is too new for the driver)",
+           "update the NVIDIA driver, or configure with an older toolkit");
   // [end]
 
   // [snippet: dataset]

@@ -239,9 +239,13 @@ std::ifstream open_for_reading(const std::string& path) {
 
 StateDict load(const std::string& path, Device map_location) {
   if (!map_location.is_cpu()) {
-    throw DeviceError("load: map_location " + map_location.str() +
-                      " is not available; only the CPU exists until chapter 8 adds CUDA. Hint: load to kd::kCPU "
-                      "and move the model with model.to(device) later.");
+    // The device must be set up (kd::cuda::is_available(), chapter 8) before anything is read.
+    try {
+      (void)empty({0}).to(map_location);
+    } catch (const DeviceError& e) {
+      throw DeviceError("load: map_location " + map_location.str() + " is not available (" + e.what() +
+                        "). Hint: load to kd::kCPU and move the model with model.to(device) later.");
+    }
   }
   std::ifstream in = open_for_reading(path);
   const Parsed p = parse_header(in, path);
@@ -259,7 +263,8 @@ StateDict load(const std::string& path, Device map_location) {
       for (std::uint64_t i = 0; i < nbytes; ++i)
         if (b[i] > 1) fail(path, "BOOL tensor '" + info.name + "' holds byte " + std::to_string(b[i]) + " at element " + std::to_string(i) + " (only 0 and 1 are valid)");
     }
-    sd.insert(info.name, std::move(t));
+    // Read on the CPU, then moved: a file saved on one device loads on another.
+    sd.insert(info.name, map_location.is_cpu() ? std::move(t) : t.to(map_location));
   }
   return sd;
 }

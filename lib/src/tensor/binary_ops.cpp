@@ -224,6 +224,7 @@ void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scal
 /// Function in autograd/binary_ops_backward.cpp).
 Tensor binary_forward(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
   const char* name = op_name(op);
+  check_same_device(a, b, name);
   check_cpu(a, name);
   check_cpu(b, name);
   const DType compute = compute_dtype(op, result_type(a, b));
@@ -239,6 +240,7 @@ bool same_geometry(const Tensor& a, const Tensor& b) {
 
 /// self = op(self, other), written into self's own memory.
 Tensor& binary_inplace(Bin op, Tensor& self, const Tensor& other, const Scalar& alpha, const char* name) {
+  check_same_device(self, other, name);
   check_cpu(self, name);
   check_cpu(other, name);
   check_inplace(self, name);

@@ -31,6 +31,7 @@ const char* cmp_name(Cmp op) {
 
 Tensor compare(Cmp op, const Tensor& a, const Tensor& b) {
   const char* name = cmp_name(op);
+  check_same_device(a, b, name);
   check_cpu(a, name);
   check_cpu(b, name);
   // float16/bfloat16: both sides rounded to the common dtype, then compared in float32 (widening

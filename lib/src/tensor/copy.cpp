@@ -5,6 +5,7 @@
 #include <string>
 
 #include "internal.hpp"
+#include "device_copy.hpp"
 
 namespace kindling {
 namespace detail {
@@ -139,9 +140,21 @@ Tensor Tensor::to(DType target) const {
 Tensor Tensor::to(Device target) const {
   detail::check_defined(*this, "to");
   if (device() == target) return *this;
-  throw DeviceError("to: cannot copy a tensor from " + device().str() + " to " + target.str() +
-                    ": this build has no " + target.str() + " support. Hint: CUDA comes with chapter 8 "
-                    "(kindling_cuda, built when nvcc is found); run `kindling_doctor` to check.");
+  // A device layer (chapter 8) registers how to reach its memory; the CPU needs no hook.
+  const auto& src_hooks = detail::device_copy(device().type);
+  const auto& dst_hooks = detail::device_copy(target.type);
+  if ((!device().is_cpu() && !src_hooks.to_host) || (!target.is_cpu() && !dst_hooks.to_device)) {
+    throw DeviceError("to: cannot copy a tensor from " + device().str() + " to " + target.str() +
+                      ": no " + (target.is_cpu() ? device() : target).str() + " device is set up. "
+                      "Hint: link kindling_cuda (chapter 8) and check kd::cuda::is_available() "
+                      "first; run `kindling-doctor` to see why CUDA is unavailable.");
+  }
+  const Tensor on_host = device().is_cpu() ? *this : src_hooks.to_host(*this);
+  Tensor out = target.is_cpu() ? on_host : dst_hooks.to_device(on_host, target);
+  // A fresh tensor in any case (to_host may return its staging buffer's view): recorded, so that
+  // the gradient travels back to this tensor's device.
+  if (!kindling::is_floating_point(dtype())) return out;
+  return detail::record<"to_device">(out, *this);
 }
 
 Tensor Tensor::to(const TensorOptions& options) const {

@@ -27,6 +27,9 @@ Tensor make_tensor(const Shape& shape, DType dtype, Device device = kCPU);
 Tensor make_view(const Tensor& base, Shape shape, Strides strides, std::int64_t offset);
 /// Throws DeviceError unless every tensor is on the CPU (chapter 8 adds CUDA kernels).
 void check_cpu(const Tensor& t, const char* op);
+/// Throws DeviceError naming `op` and both devices when `a` and `b` live on different devices
+/// (PyTorch's "Expected all tensors to be on the same device").
+void check_same_device(const Tensor& a, const Tensor& b, const char* op);
 /// Throws if `t` is undefined, naming `op`.
 void check_defined(const Tensor& t, const char* op);
 /// The dtype of a binary op between tensors, with PyTorch's rule that 0-d tensors only

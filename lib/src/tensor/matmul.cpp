@@ -77,6 +77,7 @@ template <class T> void gemm(const Mat& A, const Mat& B, T* C) {
 std::string dims_word(const Tensor& t) { return std::to_string(t.dim()) + "-D"; }
 
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
+  check_same_device(a, b, op);
   check_cpu(a, op);
   check_cpu(b, op);
   if (a.dim() == 0 || b.dim() == 0) {

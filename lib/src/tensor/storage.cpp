@@ -14,6 +14,7 @@
 #include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/error.hpp"
 #include "kindling/tensor/small_object_pool.hpp"
+#include "tensor/device_copy.hpp"
 
 namespace kindling {
 namespace {
@@ -192,5 +193,17 @@ void register_allocator(DeviceType type, DeviceAllocator allocator) {
   g_allocators[static_cast<int>(type)] = allocator;
 }
 }  // namespace memory
+
+// Chapter 8's hooks for Tensor::to(Device) (device_copy.hpp): defined here, next to the allocators.
+namespace detail {
+namespace {
+std::array<DeviceCopy, 2>& copies() {
+  static std::array<DeviceCopy, 2> table;
+  return table;
+}
+}  // namespace
+void register_device_copy(DeviceType type, DeviceCopy copy) { copies()[static_cast<int>(type)] = copy; }
+const DeviceCopy& device_copy(DeviceType type) { return copies()[static_cast<int>(type)]; }
+}  // namespace detail
 
 }  // namespace kindling

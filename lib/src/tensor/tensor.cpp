@@ -50,8 +50,19 @@ void check_cpu(const Tensor& t, const char* op) {
   check_defined(t, op);
   if (!t.device().is_cpu()) {
     throw DeviceError(std::string(op) + ": this operation runs on the CPU but the tensor is on " +
-                      t.device().str() + ". Hint: call .cpu() first, or build with CUDA (chapter 8).");
+                      t.device().str() + " (Kindling has no " + t.device().str() + " kernel for it). "
+                      "Hint: call .cpu() first, or use a kernel of kd::cuda (chapter 8).");
   }
+}
+
+void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  check_defined(a, op);
+  check_defined(b, op);
+  if (a.device() == b.device()) return;
+  throw DeviceError(std::string(op) + ": expected all tensors to be on the same device, but the "
+                    "first is on " + a.device().str() + " and the second on " + b.device().str() +
+                    ". Hint: move one of them, e.g. b.to(a.device()); in a training loop move the "
+                    "model once (model.to(device)) and every batch (inputs.to(device)).");
 }
 
 namespace {

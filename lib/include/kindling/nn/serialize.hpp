@@ -26,8 +26,8 @@ void save(const StateDict& state_dict, const std::string& path,
 
 /// Reads a safetensors file into a StateDict (in the file's data order). Every header field, size and
 /// offset is checked; truncated, corrupt or hostile files are refused with a kd::IOError naming the
-/// file and the problem. `map_location` is where the tensors go: only the CPU exists in this build
-/// (asking for another device throws kd::DeviceError).
+/// file and the problem. `map_location` is where the tensors go (torch.load's map_location): a
+/// device that is not set up (kd::cuda::is_available() is false) throws kd::DeviceError.
 StateDict load(const std::string& path, Device map_location = kCPU);
 
 /// The "__metadata__" map of a safetensors file (empty if it has none).

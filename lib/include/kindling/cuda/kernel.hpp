@@ -1,0 +1,98 @@
+#pragma once
+/// @file
+/// The one header a kernel source includes. Compiled by nvcc it is CUDA: `Span` is a bare pointer
+/// and a length, `SharedArray` a plain array in shared memory, `KD_LAUNCH` is `<<<grid, block>>>`
+/// followed by a check of the launch. Compiled by g++ or clang it is the kernel emulator
+/// (`kindling/cuda/emulator.hpp`), which runs the same source on the CPU and checks every access.
+///
+/// `KINDLING_KERNEL_NS` names the namespace the kernels of a source land in: `gpu` under nvcc,
+/// `emulated` otherwise, so one source compiled both ways links into one program.
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kindling/tensor/error.hpp"
+
+#define KINDLING_KERNEL_NS gpu
+
+namespace kindling::cuda::gpu {
+
+/// A global-memory buffer: a pointer and a length (unchecked on the device).
+template <class T>
+class Span {
+ public:
+  Span() = default;
+  __host__ __device__ Span(T* data, std::int64_t size, const char* = "buffer")
+      : data_(data), size_(size) {}
+  template <class U>
+    requires std::is_same_v<const U, T>
+  __host__ __device__ Span(const Span<U>& other) : data_(other.data()), size_(other.size()) {}
+  __device__ __forceinline__ T& operator[](std::int64_t i) const { return data_[i]; }
+  __host__ __device__ T* data() const { return data_; }
+  __host__ __device__ std::int64_t size() const { return size_; }
+
+ private:
+  T* data_ = nullptr;
+  std::int64_t size_ = 0;
+};
+
+/// A `__shared__` array of `Dims...` elements, indexed `a(i, j)` (or `a[i]` with one extent).
+template <class T, std::size_t... Dims>
+struct SharedArray {
+  static constexpr std::size_t kSize = (Dims * ...);
+  static constexpr std::size_t rank = sizeof...(Dims);
+  T data_[kSize];
+  template <class... I>
+  __device__ __forceinline__ T& operator()(I... index) {
+    const std::size_t dims[] = {Dims...};
+    const std::size_t idx[] = {static_cast<std::size_t>(index)...};
+    std::size_t flat = 0;
+    for (std::size_t d = 0; d < rank; ++d) flat = flat * dims[d] + idx[d];
+    return data_[flat];
+  }
+  template <class I>
+  __device__ __forceinline__ T& operator[](I index) { return data_[index]; }
+};
+
+}  // namespace kindling::cuda::gpu
+
+namespace kindling::cuda {
+
+/// Throws a DeviceError when the last launch failed (bad configuration, no device, ...).
+inline void check_launch(const char* kernel) {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    throw DeviceError(std::string("kernel ") + kernel + ": launch failed: " + cudaGetErrorString(e));
+}
+
+}  // namespace kindling::cuda
+
+#define KD_LAUNCH(kernel, grid, block, ...)   \
+  do {                                         \
+    kernel<<<grid, block>>>(__VA_ARGS__);      \
+    ::kindling::cuda::check_launch(#kernel);   \
+  } while (0)
+
+/// A check inside a kernel: on a GPU a failed one prints and traps (the launch fails, like assert).
+#define KD_CHECK(cond, message)                                 \
+  do {                                                          \
+    if (!(cond)) {                                              \
+      printf("kernel check failed: %s\n", message);             \
+      __trap();                                                 \
+    }                                                           \
+  } while (0)
+
+#else
+#include "kindling/cuda/emulator.hpp"
+/// A check inside a kernel: on the emulator a failed one stops the launch with a KernelError.
+#define KD_CHECK(cond, message)                                     \
+  do {                                                              \
+    if (!(cond)) ::kindling::cuda::emu::fail(message);              \
+  } while (0)
+#define KINDLING_KERNEL_NS emulated
+#endif

@@ -1,0 +1,547 @@
+// The kernel emulator's scheduler: the threads of a block as cooperative fibers.
+//
+// A block's threads each get a fiber (a ucontext and a small mmap'ed stack with a guard page). The
+// scheduler resumes every runnable fiber in turn; a fiber runs until it finishes, reaches
+// __syncthreads() or a warp shuffle, and switches back. When no fiber can run, either every thread
+// left waits at the same barrier (the barrier opens: a new epoch for the race detector), or the
+// block is stuck and that is the kernel's bug (a barrier some threads never reach, a shuffle lane
+// that exited). The blocks of the grid run one after another, so the `static` variables that
+// `__shared__` declares here are exactly one block's shared memory.
+//
+// Under AddressSanitizer every switch is announced (__sanitizer_start/finish_switch_fiber), so ASan
+// knows which stack is live and its reports stay true.
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include "kindling/cuda/emulator.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KINDLING_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KINDLING_EMU_ASAN 1
+#endif
+#endif
+#if defined(KINDLING_EMU_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace kindling::cuda::emu {
+namespace {
+
+#if defined(KINDLING_EMU_ASAN)
+constexpr std::size_t kStackBytes = 512 * 1024;  // ASan's redzones make frames larger
+#else
+constexpr std::size_t kStackBytes = 128 * 1024;
+#endif
+
+enum class State { Runnable, AtBarrier, AtShuffle, Done };
+
+// Thrown into a waiting thread when another thread of the launch failed: unwinds its stack.
+struct Unwind {};
+
+struct Fiber {
+  ucontext_t ctx{};
+  char* mapping = nullptr;  // guard page + stack
+  std::size_t mapping_bytes = 0;
+  ThreadContext tc;
+  State state = State::Runnable;
+  bool started = false;
+  Site site;  // where it waits (barrier or shuffle)
+  void* fake_stack = nullptr; // ASan's bookkeeping while switched out
+  // A pending shuffle.
+  unsigned shfl_mask = 0;
+  std::uint64_t shfl_bits = 0, shfl_result = 0;
+  ShuffleKind shfl_kind = ShuffleKind::Index;
+  int shfl_arg = 0, shfl_width = 32;
+  const char* shfl_name = "";
+};
+
+struct Launch {
+  const char* kernel = "";
+  dim3 grid, block;
+  const std::function<void()>* body = nullptr;
+  std::vector<Fiber> fibers;
+  ucontext_t scheduler{};
+  void* scheduler_fake_stack = nullptr;
+  const void* scheduler_stack_bottom = nullptr;
+  std::size_t scheduler_stack_size = 0;
+  Fiber* current = nullptr;
+  std::uint64_t block_serial = 0;
+  std::uint32_t epoch = 1;          // the block's barrier epoch, for the race detector
+  std::size_t shared_bytes = 0;     // shared memory the block touched
+  std::string error;                // the first problem found
+  bool aborting = false;
+};
+
+thread_local Launch* g_launch = nullptr;
+std::uint64_t g_block_serial = 0;  // guarded by g_launch_mutex
+std::mutex g_launch_mutex;
+
+std::string str(const dim3& d) {
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+}
+
+std::string where_str(const Site& w) {
+  std::string file = w.file;
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ":" + std::to_string(w.line);
+}
+
+std::string launch_str(const Launch& l) {
+  return "kernel " + std::string(l.kernel) + "<<<" + str(l.grid) + ", " + str(l.block) + ">>>";
+}
+
+std::string thread_str(const Fiber& f) {
+  return "thread " + str(f.tc.thread_idx) + " of block " + str(f.tc.block_idx);
+}
+
+void record(Launch& l, std::string message) {
+  if (l.error.empty()) l.error = std::move(message);
+  l.aborting = true;
+}
+
+Launch& launch_or_throw(const char* what) {
+  if (!g_launch || !g_launch->current)
+    throw Error(std::string(what) + " used outside a kernel: call it from a __global__ function "
+                "launched with KD_LAUNCH");
+  return *g_launch;
+}
+
+// ---- switching -----------------------------------------------------------------------------
+void switch_to_scheduler(Launch& l, Fiber& f, bool dying) {
+#if defined(KINDLING_EMU_ASAN)
+  __sanitizer_start_switch_fiber(dying ? nullptr : &f.fake_stack, l.scheduler_stack_bottom,
+                                 l.scheduler_stack_size);
+#else
+  (void)dying;
+#endif
+  swapcontext(&f.ctx, &l.scheduler);
+#if defined(KINDLING_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(f.fake_stack, nullptr, nullptr);
+#endif
+}
+
+void resume(Launch& l, Fiber& f) {
+  l.current = &f;
+#if defined(KINDLING_EMU_ASAN)
+  __sanitizer_start_switch_fiber(&l.scheduler_fake_stack, f.mapping + getpagesize(), kStackBytes);
+#endif
+  swapcontext(&l.scheduler, &f.ctx);
+#if defined(KINDLING_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(l.scheduler_fake_stack, nullptr, nullptr);
+#endif
+  l.current = nullptr;
+}
+
+// Waits (switched out) until the scheduler makes this fiber runnable again.
+void wait(Launch& l, Fiber& f) {
+  switch_to_scheduler(l, f, false);
+  if (l.aborting) throw Unwind{};
+}
+
+void fiber_main() {
+  Launch& l = *g_launch;
+  Fiber& f = *l.current;
+#if defined(KINDLING_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &l.scheduler_stack_bottom, &l.scheduler_stack_size);
+#endif
+  if (!l.aborting) {
+    try {
+      (*l.body)();
+    } catch (const Unwind&) {
+    } catch (const KernelError& e) {
+      record(l, e.what());
+    } catch (const std::exception& e) {
+      record(l, launch_str(l) + ": " + thread_str(f) + " threw: " + e.what());
+    } catch (...) {
+      record(l, launch_str(l) + ": " + thread_str(f) + " threw an unknown exception");
+    }
+  }
+  f.state = State::Done;
+  switch_to_scheduler(l, f, true);  // never resumed
+}
+
+void map_stacks(Launch& l, std::size_t n) {
+  l.fibers.resize(n);
+  const std::size_t page = static_cast<std::size_t>(getpagesize());
+  for (Fiber& f : l.fibers) {
+    f.mapping_bytes = kStackBytes + page;
+    void* p = mmap(nullptr, f.mapping_bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw OutOfMemoryError("kernel emulator: cannot map a thread's stack");
+    f.mapping = static_cast<char*>(p);
+    mprotect(f.mapping, page, PROT_NONE);  // a stack overflow faults here instead of corrupting
+  }
+}
+
+void unmap_stacks(Launch& l) {
+  for (Fiber& f : l.fibers)
+    if (f.mapping) munmap(f.mapping, f.mapping_bytes);
+  l.fibers.clear();
+}
+
+// A fresh context that starts in fiber_main on the fiber's own stack. (getcontext returns twice in
+// principle; kept out of start_block's loops so no loop variable lives across it.)
+[[gnu::noinline]] void make_fiber_context(Fiber& f, std::size_t page) {
+  getcontext(&f.ctx);
+  f.ctx.uc_stack.ss_sp = f.mapping + page;
+  f.ctx.uc_stack.ss_size = kStackBytes;
+  f.ctx.uc_link = nullptr;
+  makecontext(&f.ctx, fiber_main, 0);
+}
+
+void start_block(Launch& l, const dim3& bidx) {
+  const std::size_t page = static_cast<std::size_t>(getpagesize());
+  l.block_serial = ++g_block_serial;
+  l.epoch = 1;
+  l.shared_bytes = 0;
+  int linear = 0;
+  for (unsigned z = 0; z < l.block.z; ++z)
+    for (unsigned y = 0; y < l.block.y; ++y)
+      for (unsigned x = 0; x < l.block.x; ++x, ++linear) {
+        Fiber& f = l.fibers[static_cast<std::size_t>(linear)];
+        f.tc = ThreadContext{dim3(x, y, z), bidx, l.block, l.grid, linear};
+        f.state = State::Runnable;
+        f.fake_stack = nullptr;
+#if defined(KINDLING_EMU_ASAN)
+        // The last block's frames may have left poison on this stack: start clean.
+        __asan_unpoison_memory_region(f.mapping + page, kStackBytes);
+#endif
+        make_fiber_context(f, page);
+      }
+}
+
+// The block is stuck: say why, in the kernel's terms.
+std::string stuck_message(const Launch& l) {
+  std::ostringstream os;
+  os << launch_str(l) << ", block " << str(l.fibers.front().tc.block_idx) << ": ";
+  const Fiber* shuffler = nullptr;
+  const Fiber* exited = nullptr;
+  const Fiber* first_waiter = nullptr;
+  const Fiber* other_site = nullptr;
+  std::size_t at_barrier = 0;
+  for (const Fiber& f : l.fibers) {
+    if (f.state == State::AtShuffle && !shuffler) shuffler = &f;
+    if (f.state == State::Done && !exited) exited = &f;
+    if (f.state == State::AtBarrier) {
+      ++at_barrier;
+      if (!first_waiter) first_waiter = &f;
+      else if (!other_site && (f.site.line != first_waiter->site.line ||
+                               std::string_view(f.site.file) != first_waiter->site.file))
+        other_site = &f;
+    }
+  }
+  if (shuffler) {
+    const int warp = shuffler->tc.linear / 32;
+    os << shuffler->shfl_name << " at " << where_str(shuffler->site) << " waits for lanes of warp "
+       << warp << " that never arrive:";
+    unsigned mask = shuffler->shfl_mask;
+    int shown = 0;
+    for (int lane = 0; lane < 32 && shown < 4; ++lane) {
+      if (!(mask & (1u << lane))) continue;
+      std::size_t t = static_cast<std::size_t>(warp * 32 + lane);
+      if (t >= l.fibers.size()) {
+        os << " lane " << lane << " does not exist (the block has " << l.fibers.size()
+           << " threads);";
+        ++shown;
+        continue;
+      }
+      const Fiber& g = l.fibers[t];
+      if (g.state == State::Done) {
+        os << " lane " << lane << " (" << thread_str(g) << ") exited;";
+        ++shown;
+      } else if (g.state == State::AtBarrier) {
+        os << " lane " << lane << " waits at __syncthreads() at " << where_str(g.site) << ";";
+        ++shown;
+      }
+    }
+    os << " every lane named in the mask must reach the same shuffle";
+  } else if (exited) {
+    os << "__syncthreads() at " << where_str(first_waiter->site) << " is reached by " << at_barrier
+       << " of " << l.fibers.size() << " threads; " << thread_str(*exited)
+       << " exited without reaching it. Every thread of a block must reach every barrier (a GPU "
+          "may hang or silently skip it): move the early return after the barrier, or guard "
+          "the work instead of the barrier";
+  } else {
+    os << "threads wait at two different barriers: " << thread_str(*first_waiter)
+       << " at __syncthreads() at " << where_str(first_waiter->site) << ", "
+       << thread_str(*other_site) << " at " << where_str(other_site->site)
+       << ". A barrier inside a branch that not every thread takes is undefined behaviour";
+  }
+  return os.str();
+}
+
+bool same_site(const Site& a, const Site& b) {
+  return a.line == b.line && std::string_view(a.file) == b.file;
+}
+
+void run_block(Launch& l) {
+  for (;;) {
+    bool ran = false;
+    for (Fiber& f : l.fibers) {
+      if (f.state != State::Runnable) continue;
+      ran = true;
+      resume(l, f);
+      if (l.aborting) break;
+    }
+    if (l.aborting) {
+      // Unwind every thread still waiting (they throw Unwind as they wake) or not yet started.
+      for (Fiber& f : l.fibers)
+        if (f.state != State::Done) {
+          f.state = State::Runnable;
+          resume(l, f);
+        }
+      return;
+    }
+    if (ran) continue;
+    // Nothing can run: done, a barrier that opens, or stuck.
+    bool all_done = true, all_at_one_barrier = true;
+    const Fiber* first = nullptr;
+    for (const Fiber& f : l.fibers) {
+      if (f.state != State::Done) all_done = false;
+      if (f.state != State::AtBarrier) {  // an exited thread keeps the barrier shut too
+        all_at_one_barrier = false;
+      } else if (!first) {
+        first = &f;
+      } else if (!same_site(first->site, f.site)) {
+        all_at_one_barrier = false;
+      }
+    }
+    if (all_done) return;
+    if (all_at_one_barrier) {
+      ++l.epoch;  // accesses before the barrier are now ordered before those after it
+      for (Fiber& f : l.fibers) f.state = State::Runnable;
+      continue;
+    }
+    record(l, stuck_message(l));
+  }
+}
+
+void check_shape(const char* kernel, const dim3& grid, const dim3& block) {
+  auto bad = [&](const std::string& why) {
+    throw ValueError("kernel " + std::string(kernel) + "<<<" + str(grid) + ", " + str(block) +
+                     ">>>: " + why);
+  };
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
+    bad("a launch needs at least one block and one thread per block (a GPU reports "
+        "'invalid configuration argument')");
+  const std::uint64_t threads = std::uint64_t{block.x} * block.y * block.z;
+  if (threads > 1024) bad("a block holds at most 1024 threads, this one " + std::to_string(threads));
+  if (block.z > 64) bad("blockDim.z is at most 64");
+  if (grid.y > 65535 || grid.z > 65535) bad("gridDim.y and gridDim.z are at most 65535");
+}
+
+}  // namespace
+
+const ThreadContext& current() { return launch_or_throw("threadIdx/blockIdx").current->tc; }
+
+bool in_kernel() { return g_launch && g_launch->current; }
+
+void fail(const std::string& what) {
+  Launch& l = launch_or_throw("the emulator's checks");
+  throw KernelError(launch_str(l) + ": " + what + " -- in " + thread_str(*l.current));
+}
+
+void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body) {
+  check_shape(kernel, grid, block);
+  if (g_launch) throw Error(std::string("kernel ") + kernel + ": launched from inside a kernel "
+                            "(dynamic parallelism is not emulated)");
+  std::lock_guard lock(g_launch_mutex);
+  Launch l;
+  l.kernel = kernel;
+  l.grid = grid;
+  l.block = block;
+  l.body = &body;
+  map_stacks(l, std::size_t{block.x} * block.y * block.z);
+  g_launch = &l;
+  try {
+    for (unsigned z = 0; z < grid.z && !l.aborting; ++z)
+      for (unsigned y = 0; y < grid.y && !l.aborting; ++y)
+        for (unsigned x = 0; x < grid.x && !l.aborting; ++x) {
+          start_block(l, dim3(x, y, z));
+          run_block(l);
+        }
+  } catch (...) {
+    g_launch = nullptr;
+    unmap_stacks(l);
+    throw;
+  }
+  g_launch = nullptr;
+  unmap_stacks(l);
+  if (!l.error.empty()) throw KernelError(l.error);
+}
+
+void syncthreads(Site where) {
+  Launch& l = launch_or_throw("__syncthreads()");
+  Fiber& f = *l.current;
+  f.state = State::AtBarrier;
+  f.site = where;
+  wait(l, f);
+}
+
+std::uint64_t shuffle(unsigned mask, std::uint64_t bits, ShuffleKind kind, int arg, int width,
+                      const char* name, Site where) {
+  Launch& l = launch_or_throw(name);
+  Fiber& f = *l.current;
+  const int lane = f.tc.linear % 32;
+  const std::size_t warp_base = static_cast<std::size_t>(f.tc.linear - lane);
+  if (!(mask & (1u << lane)))
+    fail(std::string(name) + " at " + where_str(where) + ": lane " + std::to_string(lane) +
+         " calls it but is not in its mask 0x" + [&] {
+           std::ostringstream o;
+           o << std::hex << mask;
+           return o.str();
+         }());
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
+    fail(std::string(name) + ": width " + std::to_string(width) + " is not a power of 2 up to 32");
+  f.shfl_mask = mask;
+  f.shfl_bits = bits;
+  f.shfl_kind = kind;
+  f.shfl_arg = arg;
+  f.shfl_width = width;
+  f.shfl_name = name;
+  f.site = where;
+  f.state = State::AtShuffle;
+  // Have all the lanes of the mask arrived? (A lane past the block's end never will.)
+  for (int other = 0; other < 32; ++other) {
+    if (!(mask & (1u << other))) continue;
+    const std::size_t t = warp_base + static_cast<std::size_t>(other);
+    if (t >= l.fibers.size() || l.fibers[t].state != State::AtShuffle) {
+      wait(l, f);
+      return f.shfl_result;
+    }
+    if (l.fibers[t].shfl_mask != mask)
+      fail(std::string(name) + " at " + where_str(where) + ": lanes " + std::to_string(lane) +
+           " and " + std::to_string(other) + " pass different masks");
+  }
+  // The last lane to arrive delivers every lane's value.
+  for (int dst = 0; dst < 32; ++dst) {
+    if (!(mask & (1u << dst))) continue;
+    Fiber& g = l.fibers[warp_base + static_cast<std::size_t>(dst)];
+    const int w = g.shfl_width, seg = dst & ~(w - 1), pos = dst - seg;
+    int src = dst;
+    switch (g.shfl_kind) {
+      case ShuffleKind::Index: src = seg + (((g.shfl_arg % w) + w) % w); break;
+      case ShuffleKind::Up: src = pos >= g.shfl_arg ? dst - g.shfl_arg : dst; break;
+      case ShuffleKind::Down: src = pos + g.shfl_arg < w ? dst + g.shfl_arg : dst; break;
+      case ShuffleKind::Xor: {
+        int s = dst ^ g.shfl_arg;
+        src = (s >= seg + w || s < seg) ? dst : s;
+        break;
+      }
+    }
+    if (src < 0 || src > 31 || !(mask & (1u << src))) {
+      l.current = &g;
+      fail(std::string(name) + " at " + where_str(where) + ": lane " + std::to_string(dst) +
+           " reads lane " + std::to_string(src) + ", which is not in the mask (its value is "
+           "undefined on a GPU)");
+    }
+    g.shfl_result = l.fibers[warp_base + static_cast<std::size_t>(src)].shfl_bits;
+  }
+  for (int dst = 0; dst < 32; ++dst)
+    if (mask & (1u << dst)) l.fibers[warp_base + static_cast<std::size_t>(dst)].state = State::Runnable;
+  return f.shfl_result;
+}
+
+// ---- shared memory: bounds, first touch, the race detector ----------------------------------
+std::uint64_t block_serial() { return g_launch ? g_launch->block_serial : 0; }
+
+namespace {
+std::string shared_name(const SharedInfo& info) {
+  std::string s = "__shared__ " + std::string(info.type);
+  for (std::size_t d = 0; d < info.rank; ++d) s += "[" + std::to_string(info.dims[d]) + "]";
+  return s;
+}
+std::string element(const SharedInfo& info, std::size_t flat) {
+  std::vector<std::size_t> idx(info.rank);
+  for (std::size_t d = info.rank; d-- > 0;) {
+    idx[d] = flat % info.dims[d];
+    flat /= info.dims[d];
+  }
+  std::string s = "element (";
+  for (std::size_t d = 0; d < info.rank; ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + ")";
+}
+std::string thread_of(const Launch& l, std::int32_t linear) {
+  return "thread " + str(l.fibers[static_cast<std::size_t>(linear)].tc.thread_idx);
+}
+}  // namespace
+
+void shared_first_touch(const SharedInfo& info, std::uint64_t& stamp) {
+  Launch& l = launch_or_throw("a __shared__ array");
+  stamp = l.block_serial;
+  l.shared_bytes += info.bytes;
+  if (l.shared_bytes > 48 * 1024)
+    fail("the block uses " + std::to_string(l.shared_bytes) + " bytes of static shared memory "
+         "(" + shared_name(info) + " is the last one), more than the 48 KiB a block may have");
+}
+
+void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat) {
+  Launch& l = launch_or_throw("a __shared__ array");
+  const std::int32_t me = l.current->tc.linear;
+  if (s.block != l.block_serial) {
+    fail("reads " + element(info, flat) + " of " + shared_name(info) + ", which no thread of "
+         "this block has written: shared memory starts uninitialised on a GPU");
+  }
+  if (s.write_epoch == l.epoch && s.writer != me)
+    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it reads what " +
+         thread_of(l, s.writer) + " wrote since the last __syncthreads() (put a barrier between "
+         "the write and the read)");
+  if (s.read_epoch != l.epoch) {
+    s.read_epoch = l.epoch;
+    s.reader = me;
+    s.other_reader = -1;
+  } else if (s.reader != me && s.other_reader == -1) {
+    s.other_reader = me;
+  }
+}
+
+void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat) {
+  Launch& l = launch_or_throw("a __shared__ array");
+  const std::int32_t me = l.current->tc.linear;
+  if (s.block != l.block_serial) {
+    s = Shadow{};
+    s.block = l.block_serial;
+  }
+  if (s.write_epoch == l.epoch && s.writer != me)
+    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it writes what " +
+         thread_of(l, s.writer) + " also wrote since the last __syncthreads()");
+  if (s.read_epoch == l.epoch && (s.reader != me || s.other_reader != -1)) {
+    const std::int32_t other = s.reader != me ? s.reader : s.other_reader;
+    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it overwrites what " +
+         thread_of(l, other) + " read since the last __syncthreads() (that read may see the old "
+         "value or the new one; put a barrier between the read and the write)");
+  }
+  s.write_epoch = l.epoch;
+  s.writer = me;
+}
+
+void shared_out_of_bounds(const SharedInfo& info, const std::int64_t* index, std::size_t rank) {
+  std::string idx;
+  for (std::size_t d = 0; d < rank; ++d) idx += (d ? ", " : "") + std::to_string(index[d]);
+  fail("index (" + idx + ") is outside " + shared_name(info));
+}
+
+void global_out_of_bounds(const char* name, std::int64_t index, std::int64_t size, bool is_const) {
+  std::string what = std::string(is_const ? "reads" : "accesses") + " " + name + "[" +
+                     std::to_string(index) + "], outside its " + std::to_string(size) +
+                     " elements (a GPU would " + (is_const ? "read garbage" : "corrupt memory") +
+                     " or fault later)";
+  if (!in_kernel()) throw IndexError("Span: " + what);
+  fail(what);
+}
+
+}  // namespace kindling::cuda::emu

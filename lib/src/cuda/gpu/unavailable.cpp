@@ -1,0 +1,34 @@
+// A build without nvcc: kd::cuda::gpu's kernels exist (the same declarations as the emulator's)
+// and each says why it cannot run. With nvcc they come from gpu/kernels.cu instead.
+#include "kindling/version.hpp"
+
+#if !KINDLING_HAVE_CUDA
+#include "kindling/cuda/kernels.hpp"
+#include "kindling/cuda/runtime.hpp"
+#include "kindling/tensor/error.hpp"
+
+namespace kindling::cuda::gpu {
+namespace {
+[[noreturn]] void unavailable(const char* kernel) {
+  throw DeviceError(std::string("kd::cuda::gpu::") + kernel + ": " + unavailable_reason() +
+                    ". Hint: kd::cuda::emulated::" + kernel + " runs the same kernel on the CPU");
+}
+}  // namespace
+
+void binary(BinaryOp, const float*, std::int64_t, const float*, std::int64_t, float*, std::int64_t,
+            const BinaryLayout&) { unavailable("binary"); }
+void sum_v1(const float*, std::int64_t, float*) { unavailable("sum_v1"); }
+void sum_v2(const float*, std::int64_t, float*) { unavailable("sum_v2"); }
+void softmax_rows(const float*, float*, int, int) { unavailable("softmax_rows"); }
+void cross_entropy_rows(const float*, const std::int64_t*, float*, int, int) {
+  unavailable("cross_entropy_rows");
+}
+void matmul_v1(const float*, const float*, float*, int, int, int) { unavailable("matmul_v1"); }
+void matmul_v2(const float*, const float*, float*, int, int, int) { unavailable("matmul_v2"); }
+void matmul_v3(const float*, const float*, float*, int, int, int) { unavailable("matmul_v3"); }
+void adam_step(float*, const float*, float*, float*, std::int64_t, const AdamStep&) {
+  unavailable("adam_step");
+}
+
+}  // namespace kindling::cuda::gpu
+#endif

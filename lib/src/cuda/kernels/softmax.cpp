@@ -1,0 +1,72 @@
+// Softmax and cross-entropy over the rows of a [rows, cols] matrix: one block per row.
+// The block finds the row's maximum (subtracted before exp, so exp never overflows),
+// then the sum of the exponentials, each with block_reduce (warp shuffles, then the
+// warps' results).
+//   softmax        out[r, j] = exp(x[r, j] - max) / sum
+//   cross-entropy  loss[r] = max + log(sum) - x[r, target[r]]  (-log softmax there)
+#include "cuda/kernels/block_reduce.hpp"
+#include "kindling/cuda/kernels.hpp"
+
+namespace kindling::cuda::KINDLING_KERNEL_NS {
+
+constexpr int kRowThreads = 128;
+
+// The row's maximum and sum of exp(x - max), known to every thread of the block.
+struct RowStats {
+  float max, sum;
+};
+
+__device__ RowStats row_stats(Span<const float> x, std::int64_t row_start, int cols,
+                              SharedArray<float, 32>& scratch,
+                              SharedArray<float, 1>& result) {
+  float m = -INFINITY;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, x[row_start + j]);
+  m = block_reduce<true>(m, scratch, result);
+  float s = 0.0f;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) s += expf(x[row_start + j] - m);
+  s = block_reduce<false>(s, scratch, result);
+  return {m, s};
+}
+
+__global__ void softmax_kernel(Span<const float> x, Span<float> out, int cols) {
+  __shared__ SharedArray<float, 32> scratch;
+  __shared__ SharedArray<float, 1> result;
+  const std::int64_t start = static_cast<std::int64_t>(blockIdx.x) * cols;
+  const RowStats st = row_stats(x, start, cols, scratch, result);
+  for (int j = threadIdx.x; j < cols; j += blockDim.x)
+    out[start + j] = expf(x[start + j] - st.max) / st.sum;
+}
+
+__global__ void cross_entropy_kernel(Span<const float> logits,
+                                     Span<const std::int64_t> target, Span<float> loss,
+                                     int classes) {
+  __shared__ SharedArray<float, 32> scratch;
+  __shared__ SharedArray<float, 1> result;
+  const int r = blockIdx.x;
+  const std::int64_t start = static_cast<std::int64_t>(r) * classes;
+  const RowStats st = row_stats(logits, start, classes, scratch, result);
+  if (threadIdx.x == 0) {
+    const std::int64_t t = target[r];
+    KD_CHECK(t >= 0 && t < classes, "cross_entropy: a target is outside [0, classes)");
+    loss[r] = st.max + logf(st.sum) - logits[start + t];
+  }
+}
+
+void softmax_rows(const float* x, float* out, int rows, int cols) {
+  if (rows == 0 || cols == 0) return;
+  const std::int64_t n = std::int64_t{rows} * cols;
+  KD_LAUNCH(softmax_kernel, dim3(rows), dim3(kRowThreads), Span<const float>(x, n, "x"),
+            Span<float>(out, n, "out"), cols);
+}
+
+void cross_entropy_rows(const float* logits, const std::int64_t* target, float* loss,
+                        int rows, int classes) {
+  if (rows == 0) return;
+  const std::int64_t n = std::int64_t{rows} * classes;
+  KD_LAUNCH(cross_entropy_kernel, dim3(rows), dim3(kRowThreads),
+            Span<const float>(logits, n, "logits"),
+            Span<const std::int64_t>(target, rows, "target"),
+            Span<float>(loss, rows, "loss"), classes);
+}
+
+}  // namespace kindling::cuda::KINDLING_KERNEL_NS

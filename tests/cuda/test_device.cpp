@@ -1,0 +1,190 @@
+// The CUDA device: without a GPU, why it is unavailable and the emulated cuda:0 (to(), the strided
+// copy back, device-mismatch errors, the caching allocator); with a GPU (ctest reports these as
+// skipped, with the reason, when there is none), every gpu:: kernel against its emulated twin.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "kindling/cuda.hpp"
+#include "kindling/nn.hpp"
+#include "kindling/tensor.hpp"
+#include "sanitizers.hpp"
+
+namespace kd = kindling;
+namespace kc = kindling::cuda;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// CTest runs every test case in its own process and counts exit code 77 as "skipped"
+// (tests/CMakeLists.txt sets SKIP_RETURN_CODE for test_cuda).
+void skip(const std::string& why) {
+  std::printf("SKIPPED: %s\n", why.c_str());
+  std::fflush(stdout);
+  std::_Exit(77);
+}
+
+void need_gpu() {
+  if (!kc::is_available()) skip("no usable CUDA device: " + kc::unavailable_reason());
+}
+
+void need_emulated_device() {
+  if (kc::device_count() > 0)
+    skip("a real GPU is visible: the emulated device is for machines without one");
+  kc::use_emulated_device();
+}
+
+const kd::Device kCuda = kd::Device::parse("cuda");
+
+}  // namespace
+
+TEST_CASE("device: without a GPU, is_available() is false and says why") {
+  if (kc::is_available()) skip("a GPU is visible: " + kc::get_device_name(0));
+  REQUIRE(kc::device_count() == 0);
+  const std::string why = kc::unavailable_reason();
+  INFO(why);
+  if (kc::built_with_cuda()) {
+    REQUIRE(kc::runtime_version() > 0);
+    REQUIRE_THAT(why, Contains("driver") || Contains("CUDA runtime"));
+  } else {
+    REQUIRE_THAT(why, Contains("no CUDA") && Contains("emulator"));
+  }
+  // The device kernels refuse to run, with a clear error rather than a crash.
+  REQUIRE_THROWS_AS(kc::gpu::matmul_v1(nullptr, nullptr, nullptr, 1, 1, 1), kd::DeviceError);
+  REQUIRE_THROWS_WITH(kd::ones({2}).to(kCuda), Contains("to: cannot copy a tensor from cpu to cuda:0"));
+}
+
+TEST_CASE("device: tensors move to the emulated cuda:0 and back, contiguous or not") {
+  need_emulated_device();
+  REQUIRE(kc::is_emulated());
+  kd::manual_seed(0);
+  const kd::Tensor x = kd::randn({3, 4});
+  const kd::Tensor y = x.to(kCuda);
+  REQUIRE(y.device() == kCuda);
+  REQUIRE(!y.shares_storage(x));
+  REQUIRE(y.to(kd::kCPU).to_vector<float>() == x.to_vector<float>());
+  // Views on the device come back through the strided copy: transposed, sliced, expanded, empty.
+  const kd::Tensor big = kd::randn({5, 6}), on = big.to(kCuda);
+  REQUIRE(on.t().to(kd::kCPU).to_vector<float>() == big.t().contiguous().to_vector<float>());
+  REQUIRE(on.slice(1, 2, 5).slice(0, 1, 4).cpu().to_vector<float>() ==
+          big.slice(1, 2, 5).slice(0, 1, 4).contiguous().to_vector<float>());
+  const kd::Tensor row = kd::randn({1, 6}).to(kCuda);
+  REQUIRE(row.expand({4, 6}).cpu().to_vector<float>() ==
+          row.cpu().expand({4, 6}).contiguous().to_vector<float>());
+  REQUIRE(kd::ones({0, 3}).to(kCuda).cpu().shape() == kd::Shape{0, 3});
+  // A non-contiguous CPU tensor goes up contiguous.
+  REQUIRE(big.t().to(kCuda).is_contiguous());
+  // Other dtypes travel too.
+  const kd::Tensor idx = kd::tensor(std::vector<std::int64_t>{3, 1, 4}, {3});
+  REQUIRE(idx.to(kCuda).cpu().to_vector<std::int64_t>() == std::vector<std::int64_t>{3, 1, 4});
+}
+
+TEST_CASE("device: mixing devices names the op and both devices") {
+  need_emulated_device();
+  const kd::Tensor a = kd::ones({2, 3}).to(kCuda), b = kd::ones({2, 3});
+  REQUIRE_THROWS_WITH(a + b, Contains("add: expected all tensors to be on the same device") &&
+                                 Contains("first is on cuda:0 and the second on cpu") &&
+                                 Contains("model.to(device)"));
+  REQUIRE_THROWS_WITH(kd::matmul(b, a.t()), Contains("matmul") && Contains("cpu") && Contains("cuda:0"));
+  REQUIRE_THROWS_WITH(a.exp(), Contains("runs on the CPU but the tensor is on cuda:0"));
+  REQUIRE_THROWS_WITH(b.to(kd::Device::parse("cuda:1")), Contains("there is no cuda:1"));
+  // A model moved to the device and a batch left on the CPU: the error says so.
+  kd::nn::Linear fc(3, 2);
+  fc.to(kCuda);
+  REQUIRE(fc.weight.device() == kCuda);
+  REQUIRE_THROWS_WITH(fc(b), Contains("cuda:0") && Contains("cpu"));
+}
+
+TEST_CASE("device: the caching allocator reuses freed blocks and empty_cache returns them") {
+#if defined(KINDLING_TEST_ASAN) || defined(KINDLING_TEST_TSAN)
+  skip("under a sanitizer the emulated device caches nothing (use after free stays visible)");
+#endif
+  need_emulated_device();
+  kc::empty_cache();
+  const std::size_t base = kc::memory_allocated();
+  std::size_t reserved = 0;
+  {
+    const kd::Tensor t = kd::zeros({1000}).to(kCuda);  // 4000 bytes, rounded to 4096
+    REQUIRE(kc::memory_allocated() == base + 4096);
+    reserved = kc::memory_reserved();
+  }
+  REQUIRE(kc::memory_allocated() == base);
+  REQUIRE(kc::memory_reserved() == reserved);  // kept for reuse
+  {
+    const kd::Tensor t = kd::zeros({1001}).to(kCuda);  // same rounded size: the same block
+    REQUIRE(kc::memory_reserved() == reserved);
+  }
+  kc::empty_cache();
+  REQUIRE(kc::memory_reserved() == kc::memory_allocated());
+}
+
+TEST_CASE("device: the emulated kernels run on tensors of the emulated cuda:0") {
+  need_emulated_device();
+  kd::manual_seed(1);
+  const kd::Tensor a = kd::randn({20, 30}), b = kd::randn({30, 10});
+  const kd::Tensor da = a.to(kCuda), db = b.to(kCuda);
+  kd::Tensor dc = kd::empty({20, 10}).to(kCuda);
+  kc::emulated::matmul_v3(da.data_ptr<float>(), db.data_ptr<float>(), dc.data_ptr<float>(), 20, 10, 30);
+  const std::vector<float> got = dc.cpu().to_vector<float>(), want = kd::matmul(a, b).to_vector<float>();
+  for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(std::abs(got[i] - want[i]) < 1e-4);
+}
+
+TEST_CASE("device: on a GPU every kernel matches its emulated twin") {
+  need_gpu();
+  kd::manual_seed(2);
+  const int M = 300, N = 200, K = 100;
+  const kd::Tensor a = kd::randn({M, K}), b = kd::randn({K, N});
+  const kd::Tensor da = a.to(kCuda), db = b.to(kCuda);
+  std::vector<float> want(static_cast<std::size_t>(M * N));
+  kc::emulated::matmul_v1(a.data_ptr<float>(), b.data_ptr<float>(), want.data(), M, N, K);
+  for (auto fn : {kc::gpu::matmul_v1, kc::gpu::matmul_v2, kc::gpu::matmul_v3}) {
+    kd::Tensor dc = kd::empty({M, N}).to(kCuda);
+    fn(da.data_ptr<float>(), db.data_ptr<float>(), dc.data_ptr<float>(), M, N, K);
+    kc::synchronize();
+    const std::vector<float> got = dc.cpu().to_vector<float>();
+    for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(std::abs(got[i] - want[i]) < 1e-3);
+  }
+  const kd::Tensor x = kd::randn({100000});
+  float host = 0;
+  kc::emulated::sum_v2(x.data_ptr<float>(), x.numel(), &host);
+  for (auto fn : {kc::gpu::sum_v1, kc::gpu::sum_v2}) {
+    kd::Tensor out = kd::zeros({1}).to(kCuda);
+    fn(x.to(kCuda).data_ptr<float>(), x.numel(), out.data_ptr<float>());
+    REQUIRE(std::abs(out.cpu().item<float>() - host) < 0.05);
+  }
+  const kd::Tensor logits = kd::randn({64, 1000});
+  kd::Tensor dsm = kd::empty({64, 1000}).to(kCuda);
+  kc::gpu::softmax_rows(logits.to(kCuda).data_ptr<float>(), dsm.data_ptr<float>(), 64, 1000);
+  const std::vector<float> sm = dsm.cpu().to_vector<float>(),
+                           ref = logits.softmax(1).to_vector<float>();
+  for (std::size_t i = 0; i < sm.size(); ++i) REQUIRE(std::abs(sm[i] - ref[i]) < 1e-6);
+}
+
+TEST_CASE("device: the gradient of to(device) goes back to the input's device") {
+  need_emulated_device();
+  const kd::Tensor x = kd::randn({3, 4}).requires_grad_();
+  const kd::Tensor y = x.to(kCuda);
+  REQUIRE(y.requires_grad());
+  REQUIRE(std::string(y.grad_fn()->name()) == "ToCopyBackward0");
+  // No CUDA kernels for the arithmetic: come back to the CPU, then backward.
+  (y.cpu() * kd::scalar_tensor(3.0)).sum().backward();
+  REQUIRE(x.grad().device() == kd::kCPU);
+  REQUIRE(x.grad().to_vector<float>() == std::vector<float>(12, 3.0f));
+  // int64 tensors are not differentiable: nothing is recorded.
+  REQUIRE(!kd::ones({2}, {.dtype = kd::kInt64}).to(kCuda).requires_grad());
+}
+
+TEST_CASE("device: load(path, map_location) puts a checkpoint's tensors on the device") {
+  need_emulated_device();
+  kd::StateDict sd;
+  sd.insert("w", kd::arange(6).reshape({2, 3}).to(kd::kFloat32));
+  const std::string path = "test_cuda_map_location.safetensors";
+  kd::save(sd, path);
+  const kd::StateDict on = kd::load(path, kCuda);
+  std::remove(path.c_str());
+  REQUIRE(on.at("w").device() == kCuda);
+  REQUIRE(on.at("w").cpu().to_vector<float>() == std::vector<float>{0, 1, 2, 3, 4, 5});
+  REQUIRE_THROWS_WITH(kd::load(path, kd::Device::parse("cuda:1")), Contains("there is no cuda:1"));
+}

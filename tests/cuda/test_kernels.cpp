@@ -1,0 +1,168 @@
+// The chapter's kernels, every version, against the library's CPU operations, on the kernel
+// emulator (the same sources run on a GPU in tests/cuda/test_device.cpp when one is present).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "kindling/cuda/emulator.hpp"  // KernelError
+#include "kindling/cuda/kernels.hpp"
+#include "kindling/nn/functional.hpp"
+#include "kindling/optim/adam.hpp"
+#include "kindling/tensor.hpp"
+#include "kindling/train/losses.hpp"
+
+namespace kd = kindling;
+namespace emu = kindling::cuda::emulated;
+using kindling::cuda::BinaryLayout;
+using kindling::cuda::BinaryOp;
+
+namespace {
+
+// Elements of t's storage from its first element on: what a kernel may read through t's strides.
+std::int64_t readable(const kd::Tensor& t) {
+  return static_cast<std::int64_t>(t.storage()->nbytes() / sizeof(float)) - t.storage_offset();
+}
+
+// The layout of `a op b` broadcast to `shape`, from the strides of the expanded views.
+BinaryLayout layout_of(const kd::Tensor& a, const kd::Tensor& b, const kd::Shape& shape) {
+  BinaryLayout L;
+  L.ndim = static_cast<int>(shape.size());
+  const kd::Tensor ea = a.expand(shape), eb = b.expand(shape);
+  for (int d = 0; d < L.ndim; ++d) {
+    L.sizes[d] = shape[static_cast<std::size_t>(d)];
+    L.a_strides[d] = ea.stride(d);
+    L.b_strides[d] = eb.stride(d);
+  }
+  return L;
+}
+
+void require_close(const std::vector<float>& got, const std::vector<float>& want, double rtol,
+                   double atol) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
+    REQUIRE(std::abs(double(got[i]) - double(want[i])) <= atol + rtol * std::abs(double(want[i])));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("kernels: elementwise ops with broadcasting, transposed and offset inputs match the CPU") {
+  kd::manual_seed(1);
+  const kd::Tensor a = kd::randn({4, 1, 6});
+  const kd::Tensor big = kd::randn({6, 5});
+  const kd::Tensor b = big.slice(1, 1, 4).t();  // [3, 6], non-contiguous, storage offset 1
+  REQUIRE(!b.is_contiguous());
+  REQUIRE(b.storage_offset() == 1);
+  const kd::Shape shape{4, 3, 6};
+  const BinaryLayout L = layout_of(a, b, shape);
+  const std::pair<BinaryOp, kd::Tensor> cases[] = {
+      {BinaryOp::Add, a + b}, {BinaryOp::Sub, a - b}, {BinaryOp::Mul, a * b}, {BinaryOp::Div, a / b}};
+  for (const auto& [op, want] : cases) {
+    std::vector<float> out(72, NAN);
+    emu::binary(op, a.data_ptr<float>(), readable(a), b.data_ptr<float>(), readable(b), out.data(),
+                72, L);
+    REQUIRE(out == want.contiguous().to_vector<float>());  // one float op per element: exact
+  }
+  // A 0-d scalar broadcast over everything, and an empty output.
+  const kd::Tensor s = kd::scalar_tensor(2.5);
+  const BinaryLayout Ls = layout_of(a, s, {4, 1, 6});
+  std::vector<float> out(24);
+  emu::binary(BinaryOp::Mul, a.data_ptr<float>(), readable(a), s.data_ptr<float>(), 1, out.data(),
+              24, Ls);
+  REQUIRE(out == (a * s).contiguous().to_vector<float>());
+  emu::binary(BinaryOp::Add, nullptr, 0, nullptr, 0, nullptr, 0, BinaryLayout{});
+}
+
+TEST_CASE("kernels: a layout that reads past an input is caught by the emulator") {
+  std::vector<float> a(6, 1.0f), b(6, 1.0f), out(12);
+  BinaryLayout L;
+  L.ndim = 2;
+  L.sizes[0] = 2;
+  L.sizes[1] = 6;
+  L.a_strides[0] = 6;  // wrong: `a` holds one row of 6, not 2
+  L.a_strides[1] = 1;
+  L.b_strides[1] = 1;
+  REQUIRE_THROWS_WITH(emu::binary(BinaryOp::Add, a.data(), 6, b.data(), 6, out.data(), 12, L),
+                      Catch::Matchers::Contains("reads a[6], outside its 6 elements"));
+}
+
+TEST_CASE("kernels: sum v1 (shared-memory tree) and v2 (warp shuffles) match a float64 sum") {
+  kd::manual_seed(2);
+  for (std::int64_t n : {0, 1, 255, 257, 20000}) {
+    const kd::Tensor x = kd::randn({n});
+    const std::vector<float> v = x.to_vector<float>();
+    double want = 0;
+    for (float f : v) want += f;
+    for (auto fn : {emu::sum_v1, emu::sum_v2}) {
+      float out = 0.0f;
+      fn(v.data(), n, &out);
+      INFO("n = " << n);
+      REQUIRE(std::abs(out - want) <= 1e-5 * std::sqrt(double(n) + 1) * 4);
+    }
+  }
+}
+
+TEST_CASE("kernels: softmax over rows matches nn::functional::softmax") {
+  kd::manual_seed(3);
+  for (auto [rows, cols] : {std::pair{5, 300}, std::pair{3, 7}, std::pair{1, 1}}) {
+    const kd::Tensor x = kd::randn({rows, cols}) * kd::scalar_tensor(10.0);
+    std::vector<float> out(static_cast<std::size_t>(rows * cols));
+    emu::softmax_rows(x.data_ptr<float>(), out.data(), rows, cols);
+    require_close(out, kd::nn::functional::softmax(x, 1).to_vector<float>(), 1e-5, 1e-7);
+  }
+}
+
+TEST_CASE("kernels: cross-entropy per row matches nn::functional::cross_entropy") {
+  kd::manual_seed(4);
+  const int rows = 6, classes = 10;
+  const kd::Tensor logits = kd::randn({rows, classes}) * kd::scalar_tensor(3.0);
+  std::vector<std::int64_t> target = {0, 9, 3, 3, 7, 1};
+  std::vector<float> loss(rows);
+  emu::cross_entropy_rows(logits.data_ptr<float>(), target.data(), loss.data(), rows, classes);
+  const kd::Tensor want = kd::nn::functional::cross_entropy(
+      logits, kd::tensor(target, {rows}), {.reduction = kd::nn::Reduction::None});
+  require_close(loss, want.to_vector<float>(), 1e-5, 1e-6);
+  target[2] = 10;  // out of range: the kernel's check stops the launch
+  REQUIRE_THROWS_WITH(
+      emu::cross_entropy_rows(logits.data_ptr<float>(), target.data(), loss.data(), rows, classes),
+      Catch::Matchers::Contains("a target is outside [0, classes)") &&
+          Catch::Matchers::Contains("block (2, 0, 0)"));
+}
+
+TEST_CASE("kernels: matmul v1, v2 and v3 match kd::matmul for shapes that are not tile multiples") {
+  kd::manual_seed(5);
+  for (auto [M, N, K] : {std::tuple{70, 90, 50}, std::tuple{1, 1, 1}, std::tuple{64, 64, 64},
+                         std::tuple{130, 3, 17}, std::tuple{5, 7, 0}}) {
+    const kd::Tensor a = kd::randn({M, K}), b = kd::randn({K, N});
+    const std::vector<float> want = kd::matmul(a, b).contiguous().to_vector<float>();
+    for (auto fn : {emu::matmul_v1, emu::matmul_v2, emu::matmul_v3}) {
+      std::vector<float> c(static_cast<std::size_t>(M * N), NAN);
+      fn(a.data_ptr<float>(), b.data_ptr<float>(), c.data(), M, N, K);
+      INFO("M, N, K = " << M << ", " << N << ", " << K);
+      require_close(c, want, 1e-5, 1e-5 * (K + 1));
+    }
+  }
+}
+
+TEST_CASE("kernels: the fused Adam step matches optim::Adam over three steps") {
+  kd::manual_seed(6);
+  const std::int64_t n = 1000;
+  kd::Tensor p = kd::randn({n});
+  p.requires_grad_();
+  std::vector<float> mine = p.to_vector<float>(), m(n, 0.0f), v(n, 0.0f);
+  const kd::optim::AdamOptions o{.lr = 1e-2, .betas = {0.9, 0.99}, .eps = 1e-8, .weight_decay = 0.1};
+  kd::optim::Adam adam({p}, o);
+  for (int step = 1; step <= 3; ++step) {
+    const kd::Tensor g = kd::randn({n});
+    p.set_grad(g);
+    adam.step();
+    const kindling::cuda::AdamStep h{
+        float(o.lr), float(o.betas.first), float(o.betas.second), float(o.eps),
+        float(o.weight_decay), float(1 - std::pow(o.betas.first, step)),
+        float(1 - std::pow(o.betas.second, step))};
+    emu::adam_step(mine.data(), g.data_ptr<float>(), m.data(), v.data(), n, h);
+    require_close(mine, p.detach().to_vector<float>(), 1e-5, 1e-6);
+  }
+}
