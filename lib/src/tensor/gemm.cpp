@@ -20,9 +20,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "gemm.hpp"
 #include "kindling/tensor/error.hpp"
@@ -41,7 +41,9 @@ extern "C" void openblas_set_num_threads(int num_threads);
 namespace kindling {
 namespace {
 
+#ifdef KINDLING_HAVE_DNNL
 constexpr double kDnnlMin = 32768.0;         // multiply-adds: below, OpenBLAS (set-up dominates)
+#endif
 constexpr double kBig = 64.0 * 1024 * 1024;  // above, OpenBLAS, and by default every core
 
 /// A positive integer from the environment, or 0.
