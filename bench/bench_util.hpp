@@ -1,8 +1,10 @@
 #pragma once
-// Helpers shared by the benchmarks: one-thread set-up, robust timing, and the BENCH line format.
+// Helpers shared by the benchmarks: one-thread set-up and the BENCH line format. Timing is one method
+// everywhere (peer_process.hpp): interleaved repetitions, the same count on both sides, CPU time, the
+// median of the paired ratios with their interquartile range.
 //
 // Every benchmark prints lines of exactly this form (scripts/run-bench.sh collects them):
-//   BENCH <id> <what>: ratio=<number> (<kindling figure> vs <peer figure>)
+//   BENCH <id> <what>: ratio=<number> (<kindling figure> vs <peer figure>) spread=[<lo>..<hi>]
 // with the ratio oriented so that bigger is better for Kindling (peer time / Kindling time).
 #include <algorithm>
 #include <chrono>
@@ -11,6 +13,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "peer_process.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
@@ -44,46 +48,12 @@ inline void single_thread() {
   openblas_set_num_threads(1);
 }
 
-/// Seconds per call of f: the best (lowest) mean over `rounds` rounds of `iters` calls each, after
-/// one warm-up round. The minimum is the least noisy estimate on a shared machine.
-template <class F> double best_seconds(F&& f, int rounds, int iters) {
-  using clock = std::chrono::steady_clock;
-  for (int i = 0; i < iters; ++i) f();  // warm-up: caches, page faults, lazy init
-  double best = 1e300;
-  for (int r = 0; r < rounds; ++r) {
-    const auto t0 = clock::now();
-    for (int i = 0; i < iters; ++i) f();
-    const double s = std::chrono::duration<double>(clock::now() - t0).count() / iters;
-    best = std::min(best, s);
-  }
-  return best;
-}
-
-/// Times a and b in alternating rounds (so both see the same machine load), best round of each.
-template <class A, class B>
-std::pair<double, double> best_seconds_interleaved(A&& a, B&& b, int rounds, int iters) {
-  double ba = 1e300, bb = 1e300;
-  for (int r = 0; r < rounds; ++r) {
-    ba = std::min(ba, best_seconds(a, 1, iters));
-    bb = std::min(bb, best_seconds(b, 1, iters));
-  }
-  return {ba, bb};
-}
-
 /// "1.23 ms" / "456.7 us"
 inline std::string fmt_time(double s) {
   char buf[64];
   if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
   else std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
   return buf;
-}
-
-/// Prints one BENCH line; ratio = peer / kindling (bigger is better for Kindling).
-inline void report(const char* id, const std::string& what, double kindling_s, const std::string& kindling_name,
-                   double peer_s, const std::string& peer_name) {
-  std::printf("BENCH %s %s: ratio=%.3f (%s %s vs %s %s)\n", id, what.c_str(), peer_s / kindling_s,
-              kindling_name.c_str(), fmt_time(kindling_s).c_str(), peer_name.c_str(), fmt_time(peer_s).c_str());
-  std::fflush(stdout);
 }
 
 /// Prints one BENCH line from an interleaved comparison (peer_process.hpp): the median of the paired
@@ -94,6 +64,17 @@ void report_paired(const char* id, const std::string& what, const Paired& p, con
   std::printf("BENCH %s %s: ratio=%.3f (%s %s vs %s %s) spread=[%.3f..%.3f]\n", id, what.c_str(), p.ratio,
               kindling_name.c_str(), fmt_time(p.kindling_s).c_str(), peer_name.c_str(), fmt_time(p.peer_s).c_str(),
               p.lo, p.hi);
+  std::fflush(stdout);
+}
+
+/// The same for work counted in units (training steps, samples): rates from the median CPU times of a
+/// repetition of `units` units. The ratio is still the median of the paired ratios.
+template <class Paired>
+void report_rate(const char* id, const std::string& what, const Paired& p, double units, const char* unit,
+                 const std::string& kindling_name, const std::string& peer_name) {
+  std::printf("BENCH %s %s: ratio=%.3f (%s %.0f %s vs %s %.0f %s) spread=[%.3f..%.3f]\n", id, what.c_str(), p.ratio,
+              kindling_name.c_str(), units / p.kindling_s, unit, peer_name.c_str(), units / p.peer_s, unit, p.lo,
+              p.hi);
   std::fflush(stdout);
 }
 

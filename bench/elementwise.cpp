@@ -6,8 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <map>
-#include <memory>
+#include <string>
 
 #include <kindling/tensor.hpp>
 
@@ -19,40 +18,25 @@ namespace {
 
 constexpr std::int64_t kN = 4 << 20;  // 4M floats = 16 MB per tensor
 
-// PyTorch, 1 thread, same sizes and the same best-of-rounds timing; prints "name seconds" lines.
-// (Single quotes delimit the script on the shell command line, so it uses none itself.)
+// PyTorch, 1 thread, same sizes, in the interleaving protocol of peer_process.hpp: "run <op>" runs
+// `iters` calls of that op. (Single quotes delimit the script on the shell command line, so it uses
+// none itself.)
 const char* kTorchScript = R"PY(
 import sys, time, torch
 torch.set_num_threads(1)
-n, rounds, iters = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+n, iters = int(sys.argv[1]), int(sys.argv[2])
 a = torch.randn(n); b = torch.randn(n)
 ops = {"add": lambda: a + b, "mul": lambda: a * b, "relu": lambda: torch.relu(a)}
-for name, f in ops.items():
+for f in ops.values(): f()
+print("ready", flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if len(words) != 2 or words[0] != "run": break
+    f = ops[words[1]]
+    c0, t0 = time.process_time(), time.perf_counter()
     for _ in range(iters): f()
-    best = 1e300
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(iters): f()
-        best = min(best, (time.perf_counter() - t0) / iters)
-    print(name, repr(best), flush=True)
+    print(f"cpu={time.process_time() - c0!r} wall={time.perf_counter() - t0!r}", flush=True)
 )PY";
-
-/// Runs the PyTorch timing script; empty map (and a note) when PyTorch is not available.
-std::map<std::string, double> time_pytorch(int rounds, int iters) {
-  std::map<std::string, double> out;
-  const std::string cmd = "/usr/bin/python3 -c '" + std::string(kTorchScript) + "' " + std::to_string(kN) + " " +
-                          std::to_string(rounds) + " " + std::to_string(iters) + " 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) return out;
-  char line[512];
-  while (std::fgets(line, sizeof line, pipe.get())) {
-    char name[64];
-    double s = 0;
-    if (std::sscanf(line, "%63s %lf", name, &s) == 2 && s > 0) out[name] = s;
-    else std::fprintf(stderr, "pytorch: %s", line);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -60,7 +44,7 @@ int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
   bench::single_thread();
   kd::manual_seed(0);
-  const int rounds = opt.quick ? 2 : 15;
+  const int reps = opt.quick ? 3 : 21;
   const int iters = opt.quick ? 2 : 10;
 
   const kd::Tensor a = kd::randn({kN}), b = kd::randn({kN});
@@ -81,7 +65,10 @@ int main(int argc, char** argv) {
        [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] > 0.0f ? pa[i] : 0.0f; }},
   };
 
-  std::map<std::string, double> kindling_s;
+  bench::PeerProcess torch;
+  const bool have_torch =
+      torch.start({"/usr/bin/python3", "-c", kTorchScript, std::to_string(kN), std::to_string(iters)});
+  if (!have_torch) std::fprintf(stderr, "elementwise: no PyTorch peer (/usr/bin/python3 with torch)\n");
   for (const Op& op : ops) {
     // Same answer first.
     op.loop();
@@ -91,28 +78,34 @@ int main(int argc, char** argv) {
       return 1;
     }
     auto k = [&] {
-      kd::Tensor y = op.kindling();
-      asm volatile("" : : "r"(y.raw_data_ptr()) : "memory");
+      for (int i = 0; i < iters; ++i) {
+        kd::Tensor y = op.kindling();
+        asm volatile("" : : "r"(y.raw_data_ptr()) : "memory");
+      }
     };
     auto l = [&] {
-      op.loop();
-      asm volatile("" : : "r"(po) : "memory");
+      for (int i = 0; i < iters; ++i) {
+        op.loop();
+        asm volatile("" : : "r"(po) : "memory");
+      }
     };
-    const auto [tk, tl] = bench::best_seconds_interleaved(k, l, rounds, iters);
-    kindling_s[op.name] = tk;
-    bench::report("P3", std::string(op.name) + " 4M float32 vs plain loop", tk, "kindling", tl, "loop");
-  }
-
-  const auto torch_s = time_pytorch(rounds, iters);
-  for (const Op& op : ops) {
-    auto it = torch_s.find(op.name);
-    if (it == torch_s.end()) {
+    auto per_call = [&](bench::Paired p) {
+      p.kindling_s /= iters;
+      p.peer_s /= iters;
+      return p;
+    };
+    const auto vs_loop = bench::interleave_local(k, l, reps);
+    bench::report_paired("P3", std::string(op.name) + " 4M float32 vs plain loop", per_call(*vs_loop), "kindling",
+                         "loop");
+    if (!have_torch) {
       std::printf("BENCH P3 %s 4M float32 vs pytorch: skipped (no timing from /usr/bin/python3 with torch)\n",
                   op.name);
       continue;
     }
-    bench::report("P3", std::string(op.name) + " 4M float32 vs pytorch", kindling_s[op.name], "kindling",
-                  it->second, "pytorch-1.13");
+    const auto vs_torch = bench::interleave(k, torch, reps, op.name);
+    if (!vs_torch) return 1;
+    bench::report_paired("P3", std::string(op.name) + " 4M float32 vs pytorch", per_call(*vs_torch), "kindling",
+                         "pytorch-1.13");
   }
   return 0;
 }

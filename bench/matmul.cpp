@@ -7,6 +7,7 @@
 //   backward  dx = g @ W
 // Kindling should pass the views' strides to GEMM as transpose flags (no copies), so the only
 // overhead over raw BLAS is allocating the output and building a Tensor. Target: ratio >= 0.95.
+// Timing: interleaved repetitions of ~1 GFLOP each, CPU time, median of the paired ratios.
 #include <cblas.h>
 
 #include <kindling/tensor.hpp>
@@ -54,9 +55,13 @@ void run(const Case& c, const bench::Options& opt) {
   // Aim for ~1 GFLOP (10-50 ms) per round so timer noise does not matter.
   const double flops = 2.0 * c.M * c.N * c.K;
   const int iters = opt.quick ? 2 : std::max(1, static_cast<int>(1e9 / flops));
-  const int rounds = opt.quick ? 2 : 15;
-  const auto [tk, tr] = bench::best_seconds_interleaved(kindling, raw, rounds, iters);
-  bench::report("P2", std::string("matmul ") + c.what, tk, "kindling", tr, "cblas_sgemm");
+  const int reps = opt.quick ? 3 : 21;
+  const auto paired = bench::interleave_local(
+      [&] { for (int i = 0; i < iters; ++i) kindling(); }, [&] { for (int i = 0; i < iters; ++i) raw(); }, reps);
+  bench::Paired per_call = *paired;  // the figures per product, the ratios as measured
+  per_call.kindling_s /= iters;
+  per_call.peer_s /= iters;
+  bench::report_paired("P2", std::string("matmul ") + c.what, per_call, "kindling", "cblas_sgemm");
 }
 
 }  // namespace

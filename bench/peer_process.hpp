@@ -35,6 +35,13 @@ inline double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+/// Monotonic wall-clock seconds (reported for the reader; ratios use CPU time).
+inline double wall_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 /// One repetition's result, as a peer reports it.
 struct PeerRep {
   double cpu_s = 0, wall_s = 0;
@@ -82,10 +89,12 @@ class PeerProcess {
     return true;
   }
 
-  /// Runs one repetition in the peer; nullopt if it failed.
-  std::optional<PeerRep> run() {
+  /// Runs one repetition in the peer ("run", or "run <what>" when the peer does several kinds of
+  /// work); nullopt if it failed.
+  std::optional<PeerRep> run(const std::string& what = "") {
     if (!in_) return std::nullopt;
-    std::fputs("run\n", in_);
+    const std::string request = what.empty() ? "run\n" : "run " + what + "\n";
+    std::fputs(request.c_str(), in_);
     std::fflush(in_);
     const std::string line = read_line();
     PeerRep rep;
@@ -148,6 +157,7 @@ struct Paired {
   double peer_s = 0;           // median CPU seconds of a peer repetition
   double kindling_wall_s = 0;  // median wall-clock seconds (for the reader; not used in the ratio)
   double peer_wall_s = 0;
+  double wall_ratio = 0, wall_lo = 0, wall_hi = 0;  // the same from wall-clock time (work in child processes)
   int reps = 0;
 };
 
@@ -160,30 +170,32 @@ inline double quantile(std::vector<double> v, double q) {
   return i + 1 < v.size() ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
 }
 
-/// Alternates `reps` repetitions of `kindling()` (timed here) and of the peer's work (timed by the
-/// peer), after one warm-up of each. nullopt when the peer fails.
-template <class F>
-std::optional<Paired> interleave(F&& kindling, PeerProcess& peer, int reps) {
+/// Alternates `reps` repetitions of `kindling()` (timed here) and of `peer()` (which times itself and
+/// returns its PeerRep, nullopt on failure), after one warm-up of each: the one method every benchmark
+/// uses. The same count on both sides; each ratio compares two neighbouring repetitions.
+template <class F, class P>
+std::optional<Paired> interleave_with(F&& kindling, P&& peer, int reps) {
   kindling();
-  if (!peer.run()) return std::nullopt;
-  std::vector<double> k_cpu, p_cpu, k_wall, p_wall, ratios;
+  if (!peer()) return std::nullopt;
+  std::vector<double> k_cpu, p_cpu, k_wall, p_wall, ratios, wall_ratios;
   for (int r = 0; r < reps; ++r) {
-    const double c0 = cpu_seconds();
-    timespec w0{}, w1{};
-    clock_gettime(CLOCK_MONOTONIC, &w0);
+    const double c0 = cpu_seconds(), w0 = wall_seconds();
     kindling();
-    clock_gettime(CLOCK_MONOTONIC, &w1);
-    const double kc = cpu_seconds() - c0;
-    const auto p = peer.run();
+    const double kc = cpu_seconds() - c0, kw = wall_seconds() - w0;
+    const auto p = peer();
     if (!p) return std::nullopt;
     k_cpu.push_back(kc);
-    k_wall.push_back(static_cast<double>(w1.tv_sec - w0.tv_sec) + 1e-9 * static_cast<double>(w1.tv_nsec - w0.tv_nsec));
+    k_wall.push_back(kw);
     p_cpu.push_back(p->cpu_s);
     p_wall.push_back(p->wall_s);
     ratios.push_back(p->cpu_s / kc);
+    wall_ratios.push_back(p->wall_s / kw);
   }
   Paired out;
   out.reps = reps;
+  out.wall_ratio = quantile(wall_ratios, 0.5);
+  out.wall_lo = quantile(wall_ratios, 0.25);
+  out.wall_hi = quantile(wall_ratios, 0.75);
   out.ratio = quantile(ratios, 0.5);
   out.lo = quantile(ratios, 0.25);
   out.hi = quantile(ratios, 0.75);
@@ -192,6 +204,28 @@ std::optional<Paired> interleave(F&& kindling, PeerProcess& peer, int reps) {
   out.kindling_wall_s = quantile(k_wall, 0.5);
   out.peer_wall_s = quantile(p_wall, 0.5);
   return out;
+}
+
+/// The same against a peer process (one "run" request per repetition).
+template <class F>
+std::optional<Paired> interleave(F&& kindling, PeerProcess& peer, int reps, const std::string& what = "") {
+  return interleave_with(kindling, [&] { return peer.run(what); }, reps);
+}
+
+/// The same against a peer in this process (raw BLAS, a plain loop), timed like Kindling's side.
+template <class F, class G>
+std::optional<Paired> interleave_local(F&& kindling, G&& peer, int reps) {
+  return interleave_with(
+      kindling,
+      [&]() -> std::optional<PeerRep> {
+        const double c0 = cpu_seconds(), w0 = wall_seconds();
+        peer();
+        PeerRep rep;
+        rep.cpu_s = cpu_seconds() - c0;
+        rep.wall_s = wall_seconds() - w0;
+        return rep;
+      },
+      reps);
 }
 
 }  // namespace bench

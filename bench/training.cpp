@@ -3,12 +3,11 @@
 // (bench/peers/p1_libtorch.cpp) and PyTorch 1.13 (bench/peers/p1_pytorch.py), on identical work in the
 // same run, plus the peak resident memory of the Kindling process vs the LibTorch one.
 //
-// Every side does: warm-up (steps/20), then `steps` timed steps of zero_grad -> forward -> loss ->
-// backward -> step -> loss.item(). Rounds alternate between the three so they see the same load; the
-// best round of each counts.
+// Every side does a warm-up, then repetitions of `steps` steps of zero_grad -> forward -> loss ->
+// backward -> step -> loss.item(), interleaved with the peer's (peer_process.hpp): CPU time, the median
+// of the paired ratios, the same count on both sides.
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <kindling/train.hpp>
@@ -42,38 +41,6 @@ struct SimpleNet : kd::nn::Module {
   kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }
 };
 
-struct PeerResult {
-  bool ok = false;
-  double steps_per_s = 0, final_loss = 0;
-  long max_rss_kb = 0;  // of the peer process (wait4's rusage)
-};
-
-// Runs `cmd` (a peer printing "steps_per_s=<x> final_loss=<y>") and reads its peak RSS.
-PeerResult run_peer(const std::string& cmd) {
-  PeerResult r;
-  int fds[2];
-  if (pipe(fds) != 0) return r;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  FILE* f = fdopen(fds[0], "r");
-  const int n = std::fscanf(f, "steps_per_s=%lf final_loss=%lf", &r.steps_per_s, &r.final_loss);
-  std::fclose(f);
-  int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
-  r.ok = n == 2 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  r.max_rss_kb = ru.ru_maxrss;
-  if (!r.ok) std::fprintf(stderr, "training: peer failed (%s): status %d, %d fields read\n", cmd.c_str(), status, n);
-  return r;
-}
-
 bool exists(const std::string& path) {
   struct stat st {};
   return !path.empty() && stat(path.c_str(), &st) == 0;
@@ -90,7 +57,7 @@ long self_peak_rss_kb() {
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
   bench::single_thread();
-  const int steps = opt.quick ? 100 : 3000, rounds = opt.quick ? 1 : 3;
+  const int steps = opt.quick ? 20 : 300, warmup = opt.quick ? 20 : 150, reps = opt.quick ? 3 : 21;
 
   // Kindling's side, set up exactly like the peers: all images as float [60000, 784] in [0, 1].
   kd::manual_seed(0);
@@ -98,13 +65,14 @@ int main(int argc, char** argv) {
   kd::Tensor X = train.data().to(kd::kFloat32).view({-1, 784});
   X.div_(255.0);  // in place: no second 188 MB copy at the peak
   const kd::Tensor Y = train.targets();
+  const long data_rss = self_peak_rss_kb();
   const std::int64_t batch = 32, batches = X.size(0) / batch;
   SimpleNet model;
   kd::optim::Adam optimizer(model.parameters(), {.lr = 1e-3});
   kd::nn::CrossEntropyLoss criterion;
   std::int64_t cursor = 0;
+  double last = 0;
   auto run = [&](int count) {
-    double last = 0;
     for (int s = 0; s < count; ++s, ++cursor) {
       const std::int64_t b = cursor % batches;
       const kd::Tensor inputs = X.slice(0, b * batch, (b + 1) * batch);
@@ -115,56 +83,73 @@ int main(int argc, char** argv) {
       optimizer.step();
       last = loss.item<double>();
     }
-    return last;
   };
-  run(std::max(20, steps / 20));  // warm-up, like the peers
+  run(warmup);  // like the peers
 
   const std::string libtorch = KINDLING_P1_PEER;
   const std::string python_peer = std::string(KINDLING_BENCH_PEERS) + "/p1_pytorch.py";
-  const bool have_libtorch = exists(libtorch), have_python = exists(python_peer) && exists(KINDLING_PYTHON);
+  const std::vector<std::string> args = {std::to_string(steps), std::to_string(warmup)};
+  bench::PeerProcess lt, py;
+  const bool have_libtorch = exists(libtorch) && lt.start({libtorch, args[0], args[1]});
+  const bool have_python =
+      exists(python_peer) && exists(KINDLING_PYTHON) && py.start({KINDLING_PYTHON, python_peer, args[0], args[1]});
   if (!have_libtorch) {
     std::fprintf(stderr, "training: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  libtorch.empty() ? "LibTorch was not found at configure time" : libtorch.c_str());
   }
-  double best_k = 0, final_k = 0;
-  PeerResult best_lt, best_py;
-  for (int r = 0; r < rounds; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    final_k = run(steps);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best_k = std::max(best_k, steps / secs);
-    if (have_libtorch) {
-      PeerResult p = run_peer(libtorch + " " + std::to_string(steps));
-      if (p.ok && p.steps_per_s > best_lt.steps_per_s) best_lt = p;
+  const int total = warmup + steps * (reps + 1);
+  bool agree = true;
+  // The peers start from other initial weights (another generator) on the same batches: after the same
+  // number of steps the losses agree loosely.
+  auto check = [&](const char* name, const bench::PeerRep& rep) {
+    const double theirs = std::stod(rep.extra.at("loss"));
+    if (!std::isfinite(last) || std::abs(last - theirs) > 0.75) {
+      std::fprintf(stderr, "training: after %d steps Kindling's loss is %.4f, %s's %.4f\n", total, last, name,
+                   theirs);
+      agree = false;
     }
-    if (have_python) {
-      PeerResult p = run_peer(std::string(KINDLING_PYTHON) + " " + python_peer + " " + std::to_string(steps));
-      if (p.ok && p.steps_per_s > best_py.steps_per_s) best_py = p;
+  };
+  long lt_rss = 0, lt_data_rss = 0;
+  auto timed = [&](bench::PeerProcess& peer, const char* name, long* rss) {
+    bench::PeerRep final_rep;
+    auto paired = bench::interleave_with(
+        [&] { run(steps); },
+        [&] {
+          auto rep = peer.run();
+          if (rep) final_rep = *rep;
+          return rep;
+        },
+        reps);
+    if (paired) {
+      check(name, final_rep);
+      if (rss) *rss = std::stol(final_rep.extra.at("rss_kb"));
     }
+    return paired;
+  };
+  if (have_libtorch) {
+    std::sscanf(lt.ready_line().c_str(), "ready data_rss_kb=%ld", &lt_data_rss);
+    const auto p = timed(lt, "LibTorch", &lt_rss);
+    if (!p) return 1;
+    bench::report_rate("P1", "SimpleNet train steps/s (1 thread)", *p, steps, "steps/s", "kindling", "libtorch");
   }
-  const long kindling_rss = self_peak_rss_kb();
-  std::fprintf(stderr, "training: kindling %.0f steps/s (final loss %.4f)\n", best_k, final_k);
-
-  bool agree = std::isfinite(final_k) && final_k < 2.5;  // it trains (the loss starts at ~2.3)
-  if (best_lt.ok) {
-    // Different initial weights, same data and step count: the losses agree loosely.
-    agree = agree && std::abs(final_k - best_lt.final_loss) < 0.75;
-    std::printf("BENCH P1 SimpleNet train steps/s (1 thread): ratio=%.3f (%.0f vs %.0f steps/s)\n",
-                best_k / best_lt.steps_per_s, best_k, best_lt.steps_per_s);
-    std::printf("BENCH P1-mem peak RSS: ratio=%.3f (kindling %.0f MB vs libtorch %.0f MB)\n",
-                static_cast<double>(best_lt.max_rss_kb) / static_cast<double>(kindling_rss), kindling_rss / 1024.0,
-                best_lt.max_rss_kb / 1024.0);
+  if (have_python) {
+    const auto p = timed(py, "PyTorch", nullptr);
+    if (!p) return 1;
+    bench::report_rate("P1", "SimpleNet train steps/s vs PyTorch (1 thread)", *p, steps, "steps/s", "kindling",
+                       "pytorch-1.13");
   }
-  if (best_py.ok) {
-    std::printf("BENCH P1 SimpleNet train steps/s vs PyTorch (1 thread): ratio=%.3f (%.0f vs %.0f steps/s)\n",
-                best_k / best_py.steps_per_s, best_k, best_py.steps_per_s);
+  // M1: peak resident memory. Both sides hold the same data (the float images, after reading the
+  // uint8 file), so each prints its data-only baseline too; the ratio compares the peaks of the
+  // whole process (libraries, data, model, training), the peer's over Kindling's.
+  const long rss = self_peak_rss_kb();
+  if (have_libtorch) {
+    std::printf("BENCH M1 peak RSS SimpleNet training: ratio=%.3f (kindling %.0f MB vs libtorch %.0f MB; "
+                "data-only baselines %.0f MB vs %.0f MB; training adds %.1f MB vs %.1f MB)\n",
+                static_cast<double>(lt_rss) / static_cast<double>(rss), rss / 1024.0, lt_rss / 1024.0,
+                data_rss / 1024.0, lt_data_rss / 1024.0, (rss - data_rss) / 1024.0, (lt_rss - lt_data_rss) / 1024.0);
   }
   std::fflush(stdout);
-  if (!agree) {
-    std::fprintf(stderr, "training: Kindling's final loss %.4f disagrees with LibTorch's %.4f\n", final_k,
-                 best_lt.final_loss);
-    return 1;
-  }
-  if (!opt.quick && !(best_lt.ok && best_py.ok)) return 1;  // a full run needs both peers
+  if (!agree) return 1;
+  if (!opt.quick && !(have_libtorch && have_python)) return 1;  // a full run needs both peers
   return 0;
 }

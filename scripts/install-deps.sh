@@ -14,6 +14,8 @@ PACKAGES=(
   # the library's dependencies: xtensor + BLAS, JSON, CLI flags, formatting, gzip, and images
   # (libpng and libjpeg-turbo: hardened decoders for untrusted files)
   libxtensor-dev libxsimd-dev libxtensor-blas-dev libopenblas-dev
+  # oneDNN: the fast float32 GEMM for the layers' shapes (lib/src/tensor/gemm.cpp)
+  libdnnl-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
   # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
   catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev

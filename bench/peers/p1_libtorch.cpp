@@ -1,12 +1,30 @@
 // P1 peer: the seed's SimpleNet training step in LibTorch 1.13 (1 thread), on Fashion-MNIST batches
-// of 32 taken in order from memory. Prints "steps_per_s=<x> final_loss=<y>".
+// of 32 taken in order from memory, in the interleaving protocol of bench/peer_process.hpp:
+//   usage: bench_peer_p1_simplenet <steps per repetition> <warm-up steps> [fashion-mnist dir]
+//   stdout: "ready data_rss_kb=<peak RSS with the data loaded, before the model>", then per "run":
+//           "cpu=<s> wall=<s> loss=<last loss> rss_kb=<peak RSS so far>"
+#include <sys/resource.h>
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <string>
 
 #include "idx_reader.hpp"
+
+namespace {
+double clock_s(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+long peak_rss_kb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
 
 struct SimpleNet : torch::nn::Module {
   torch::nn::Linear fc1{nullptr}, fc2{nullptr};
@@ -16,10 +34,12 @@ struct SimpleNet : torch::nn::Module {
   }
   torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
 };
+}  // namespace
 
 int main(int argc, char** argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const char* dir = argc > 2 ? argv[2] : "/usr/share/datasets/fashion-mnist";
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 300;
+  const int warmup = argc > 2 ? std::atoi(argv[2]) : 100;
+  const char* dir = argc > 3 ? argv[3] : "/usr/share/datasets/fashion-mnist";
   torch::set_num_threads(1);
   torch::manual_seed(0);
   std::vector<float> images;
@@ -28,14 +48,16 @@ int main(int argc, char** argv) {
   peers::load_fashion_mnist(dir, images, labels, n);
   auto X = torch::from_blob(images.data(), {n, 784}, torch::kFloat32);
   auto Y = torch::from_blob(labels.data(), {n}, torch::kInt64);
+  const long data_rss = peak_rss_kb();
   SimpleNet model;
   torch::optim::Adam optimizer(model.parameters(), torch::optim::AdamOptions(1e-3));
   torch::nn::CrossEntropyLoss criterion;
   const std::int64_t batch = 32, batches = n / batch;
+  std::int64_t cursor = 0;
   auto run = [&](int count) {
     double last = 0;
-    for (int s = 0; s < count; ++s) {
-      const std::int64_t b = s % batches;
+    for (int s = 0; s < count; ++s, ++cursor) {
+      const std::int64_t b = cursor % batches;
       auto inputs = X.narrow(0, b * batch, batch);
       auto targets = Y.narrow(0, b * batch, batch);
       optimizer.zero_grad();
@@ -46,9 +68,15 @@ int main(int argc, char** argv) {
     }
     return last;
   };
-  run(std::max(20, steps / 20));  // warm-up
-  auto t0 = std::chrono::steady_clock::now();
-  double loss = run(steps);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("steps_per_s=%.1f final_loss=%.4f\n", steps / secs, loss);
+  run(warmup);
+  std::printf("ready data_rss_kb=%ld\n", data_rss);
+  std::fflush(stdout);
+  std::string line;
+  while (std::getline(std::cin, line) && line == "run") {
+    const double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+    const double loss = run(steps);
+    std::printf("cpu=%.9g wall=%.9g loss=%.9g rss_kb=%ld\n", clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0,
+                clock_s(CLOCK_MONOTONIC) - w0, loss, peak_rss_kb());
+    std::fflush(stdout);
+  }
 }

@@ -4,8 +4,11 @@
 IDX file (what ToTensor gets from an ndarray: HW uint8 -> [1, 28, 28] float32 / 255) - the same work
 Kindling's ToTensor does on its uint8 [28, 28] tensors.
 
-usage: p5_pytorch.py <num_samples> <rounds> <workers> [<workers> ...] [root]
-prints, per worker count: "workers=<w> samples_per_s=<best over rounds> checksum=<sum of every pixel>"
+usage: p5_pytorch.py <num_samples> [root]     then the interleaving protocol of bench/peer_process.hpp:
+  stdin:  "run <workers>" lines (one epoch each), then "quit"
+  stdout: "ready", then per epoch "cpu=<s> wall=<s> checksum=<sum of every pixel>"
+(cpu is this process's CPU time; the workers' processes are not in it, so the C++ side compares
+wall-clock time when there are workers.)
 """
 import gzip
 import sys
@@ -17,10 +20,8 @@ from torch.utils.data import DataLoader, Dataset
 from torchvision import transforms
 
 torch.set_num_threads(1)
-n, rounds = int(sys.argv[1]), int(sys.argv[2])
-workers = [int(w) for w in sys.argv[3:] if w.isdigit()]
-roots = [a for a in sys.argv[3:] if not a.isdigit()]
-root = roots[0] if roots else "/usr/share/datasets/fashion-mnist"
+n = int(sys.argv[1])
+root = sys.argv[2] if len(sys.argv) > 2 else "/usr/share/datasets/fashion-mnist"
 with gzip.open(f"{root}/train-images-idx3-ubyte.gz") as f:
     images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 28, 28)[:n].copy()  # writable
 with gzip.open(f"{root}/train-labels-idx1-ubyte.gz") as f:
@@ -42,15 +43,17 @@ tf = transforms.Compose([transforms.ToTensor(), transforms.RandomHorizontalFlip(
                          transforms.Normalize((0.2860,), (0.3530,))])
 ds = FashionMNIST(images, labels, tf)
 torch.manual_seed(0)
-for w in workers:
-    loader = DataLoader(ds, batch_size=64, shuffle=True, num_workers=w)
-    best, checksum = 0.0, 0.0
-    for r in range(rounds):
-        t0 = time.perf_counter()
-        total, count = 0.0, 0
-        for x, y in loader:  # worker processes start here and stop at the end of the epoch, every epoch
-            total += float(x.double().sum())
-            count += x.shape[0]
-        best = max(best, count / (time.perf_counter() - t0))
-        checksum = total
-    print(f"workers={w} samples_per_s={best!r} checksum={checksum!r}", flush=True)
+loaders = {}
+print("ready", flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if len(words) != 2 or words[0] != "run":
+        break
+    w = int(words[1])
+    if w not in loaders:
+        loaders[w] = DataLoader(ds, batch_size=64, shuffle=True, num_workers=w)
+    c0, t0 = time.process_time(), time.perf_counter()
+    total = 0.0
+    for x, y in loaders[w]:  # worker processes start here and stop at the end of the epoch, every epoch
+        total += float(x.double().sum())
+    print(f"cpu={time.process_time() - c0!r} wall={time.perf_counter() - t0!r} checksum={total!r}", flush=True)

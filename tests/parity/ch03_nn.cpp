@@ -25,6 +25,8 @@ PARITY_CASE("conv2d/channel-mismatch") { return F::conv2d(in["x"], in["w"]); }
 
 // ---- pooling ------------------------------------------------------------------------------------
 PARITY_CASE("max_pool2d/basic") { return F::max_pool2d(in["x"], 2); }
+PARITY_CASE("max_pool2d/ties-nan") { return F::max_pool2d(in["x"], 2); }
+PARITY_CASE("max_pool2d/ties-nan-general") { return F::max_pool2d(in["x"], 3, 1, 1); }
 PARITY_CASE("max_pool2d/odd-size") { return F::max_pool2d(in["x"], 2); }
 PARITY_CASE("max_pool2d/stride-padding-ceil") { return F::max_pool2d(in["x"], 3, 2, 1, 1, true); }
 PARITY_CASE("max_pool2d/rect-dilation") { return F::max_pool2d(in["x"], {2, 3}, 1, 0, {2, 1}); }

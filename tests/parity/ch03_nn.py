@@ -27,6 +27,14 @@ case("conv2d/channel-mismatch", lambda x, w: F.conv2d(x, w), x=randn(1, 2, 5, 5)
 
 # ---- pooling ------------------------------------------------------------------------------------
 case("max_pool2d/basic", lambda x: F.max_pool2d(x, 2), grad=True, x=distinct(2, 3, 6, 6))
+# Ties (the first maximum wins), NaN (the last NaN of a window wins), -0.0 next to 0.0, infinities: the 2x2 fast path.
+_nan, _inf = float("nan"), float("inf")
+case("max_pool2d/ties-nan", lambda x: F.max_pool2d(x, 2), grad=True,
+     x=value([[[[1, 1, 0, 2], [1, 0, 2, 2], [_nan, 3, -1, -1], [3, _nan, -1, -1]],
+               [[0.0, -0.0, -_inf, -_inf], [-0.0, 0.0, -_inf, -_inf], [5, _inf, 2, _nan], [_inf, 5, _nan, 2]]]]))
+case("max_pool2d/ties-nan-general", lambda x: F.max_pool2d(x, 3, stride=1, padding=1), grad=True,
+     x=value([[[[1, 1, 0, 2], [1, 0, 2, 2], [_nan, 3, -1, -1], [3, _nan, -1, -1]],
+               [[0.0, -0.0, -_inf, -_inf], [-0.0, 0.0, -_inf, -_inf], [5, _inf, 2, _nan], [_inf, 5, _nan, 2]]]]))
 case("max_pool2d/odd-size", lambda x: F.max_pool2d(x, 2), grad=True, x=distinct(1, 2, 7, 5))
 case("max_pool2d/stride-padding-ceil", lambda x: F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
      grad=True, x=distinct(2, 2, 8, 7))

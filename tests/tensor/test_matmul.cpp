@@ -193,3 +193,32 @@ TEST_CASE("matmul: records mm with both inputs; matmul as PyTorch composes it") 
   (void)sample({5, 2, 3}).matmul(sample({5, 3, 4}));
   CHECK(cap.records.empty());
 }
+
+TEST_CASE("mm: the layers' sizes (the oneDNN range of gemm.cpp) match a naive loop in every layout") {
+  // 40 x 50 x 30 = 60,000 multiply-adds: above the size where gemm.cpp leaves OpenBLAS (when Kindling
+  // is built with oneDNN); transposed views and slices with a leading dimension bigger than a row.
+  const std::int64_t M = 40, K = 50, N = 30;
+  const std::vector<kd::Tensor> as = {sample({M, K}), sample({K, M}).t(), sample({M, 2 * K}).slice(1, 0, K),
+                                      sample({K, M + 3}).t().slice(0, 0, M)};
+  const std::vector<kd::Tensor> bs = {sample({K, N}), sample({N, K}).t(), sample({K, N + 5}).slice(1, 2, N + 2)};
+  for (std::size_t i = 0; i < as.size(); ++i)
+    for (std::size_t j = 0; j < bs.size(); ++j) {
+      INFO("a #" << i << " strides " << kd::shape_str(as[i].strides()) << ", b #" << j << " strides "
+                 << kd::shape_str(bs[j].strides()));
+      CHECK(close(values(kd::mm(as[i], bs[j])), naive_mm(as[i], bs[j]), 1e-4, 1e-4));
+    }
+}
+
+TEST_CASE("set_num_threads: refuses counts below 1, and products agree on any count") {
+  const int before = kd::get_num_threads();
+  CHECK_THROWS_AS(kd::set_num_threads(0), kd::ValueError);
+  CHECK_THROWS_WITH(kd::set_num_threads(-2), Contains("set_num_threads") && Contains("at least 1"));
+  const kd::Tensor a = sample({64, 96}), b = sample({96, 48});
+  kd::set_num_threads(1);
+  CHECK(kd::get_num_threads() == 1);
+  const kd::Tensor one = kd::mm(a, b);
+  kd::set_num_threads(2);
+  CHECK(kd::get_num_threads() == 2);
+  CHECK(close(values(kd::mm(a, b)), values(one), 1e-5, 1e-5));
+  kd::set_num_threads(before > 0 ? before : 1);
+}

@@ -12,4 +12,5 @@
 #include "kindling/tensor/random.hpp"
 #include "kindling/tensor/storage.hpp"
 #include "kindling/tensor/tensor.hpp"
+#include "kindling/tensor/threads.hpp"
 #include "kindling/version.hpp"

@@ -45,6 +45,17 @@ template <class T> void im2col(const T* x, const ConvGeom& g, T* cols) {
             continue;
           }
           const T* src = x + (c * g.h + ih) * g.w;
+          if (g.sw == 1) {
+            // Stride 1: the columns inside the image are one contiguous span of the input row,
+            // [lo, hi) here, with zeros (the padding) on either side: a copy, not a test per element.
+            const std::int64_t shift = j * g.dw - g.pw;  // iw = xo + shift
+            const std::int64_t lo = std::clamp<std::int64_t>(-shift, 0, g.ow);
+            const std::int64_t hi = std::clamp<std::int64_t>(g.w - shift, lo, g.ow);
+            std::fill(dst, dst + lo, T(0));
+            if (hi > lo) std::copy(src + lo + shift, src + hi + shift, dst + lo);
+            std::fill(dst + hi, dst + g.ow, T(0));
+            continue;
+          }
           for (std::int64_t xo = 0; xo < g.ow; ++xo) {
             const std::int64_t iw = xo * g.sw - g.pw + j * g.dw;
             dst[xo] = (iw >= 0 && iw < g.w) ? src[iw] : T(0);
@@ -64,6 +75,13 @@ template <class T> void col2im(const T* cols, const ConvGeom& g, T* dx) {
           if (ih < 0 || ih >= g.h) continue;
           T* dst = dx + (c * g.h + ih) * g.w;
           const T* src = row + y * g.ow;
+          if (g.sw == 1) {  // the span im2col copied, added back (same order per element)
+            const std::int64_t shift = j * g.dw - g.pw;
+            const std::int64_t lo = std::clamp<std::int64_t>(-shift, 0, g.ow);
+            const std::int64_t hi = std::clamp<std::int64_t>(g.w - shift, lo, g.ow);
+            for (std::int64_t xo = lo; xo < hi; ++xo) dst[xo + shift] += src[xo];
+            continue;
+          }
           for (std::int64_t xo = 0; xo < g.ow; ++xo) {
             const std::int64_t iw = xo * g.sw - g.pw + j * g.dw;
             if (iw >= 0 && iw < g.w) dst[iw] += src[xo];

@@ -70,19 +70,52 @@ template <class T> void max_forward(const T* x, const PoolGeom& g, T* out, std::
             const std::int64_t ix = ox * g.sw - g.pw + j * g.dw;
             if (ix < 0 || ix >= g.w) continue;
             const T v = xp[iy * g.w + ix];
-            if (best_i < 0 || v > best || std::isnan(v)) {  // NaN wins, like PyTorch
+            // Like PyTorch's kernel: a NaN always takes over (so the *last* NaN of the window wins),
+            // a number only when strictly bigger (so the first of tied maxima wins).
+            if (best_i < 0 || v > best || std::isnan(v)) {
               best = v;
               best_i = iy * g.w + ix;
-              if (std::isnan(v)) goto done;
             }
           }
         }
-      done:
         const std::int64_t o = (pl * g.oh + oy) * g.ow + ox;
         out[o] = best;
         idx[o] = best_i;
       }
   }
+}
+
+// The CNN's pool -- 2x2 windows, stride 2, no padding, no dilation -- without the general loop's
+// bounds checks and early exit: every window is the four values a b / c d, visited in the general
+// loop's order, so it keeps its exact rule (PyTorch's): the last NaN wins, else the first strict
+// maximum. Written with selects only, the loop over a row of windows vectorises.
+bool is_2x2(const PoolGeom& g) {
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 &&
+         g.oh == g.h / 2 && g.ow == g.w / 2;
+}
+
+template <class T> void max_forward_2x2(const T* x, const PoolGeom& g, T* __restrict out, std::int64_t* __restrict idx) {
+  for (std::int64_t pl = 0; pl < g.planes; ++pl)
+    for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+      const T* r0 = x + (pl * g.h + 2 * oy) * g.w;  // the window's two input rows
+      const T* r1 = r0 + g.w;
+      T* o = out + (pl * g.oh + oy) * g.ow;
+      std::int64_t* io = idx + (pl * g.oh + oy) * g.ow;
+      const std::int64_t top = 2 * oy * g.w;  // flat index of r0 in its plane
+      for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+        const T v[4] = {r0[2 * ox], r0[2 * ox + 1], r1[2 * ox], r1[2 * ox + 1]};
+        const std::int64_t at[4] = {top + 2 * ox, top + 2 * ox + 1, top + g.w + 2 * ox, top + g.w + 2 * ox + 1};
+        T best = v[0];
+        std::int64_t bi = at[0];
+        for (int k = 1; k < 4; ++k) {
+          const bool take = v[k] > best || v[k] != v[k];
+          best = take ? v[k] : best;
+          bi = take ? at[k] : bi;
+        }
+        o[ox] = best;
+        io[ox] = bi;
+      }
+    }
 }
 
 // max_pool2d: out = the max of each window, idx = where it was      dx[idx] += g (one winner per window)
@@ -104,7 +137,8 @@ struct MaxPool2d : autograd::Function<MaxPool2d> {
     Tensor idx = kindling::detail::make_tensor(out_shape, kInt64, x.device());
     kindling::detail::dispatch_floating(x.dtype(), "max_pool2d", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      max_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), idx.data_ptr<std::int64_t>());
+      if (is_2x2(g)) max_forward_2x2<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), idx.data_ptr<std::int64_t>());
+      else max_forward<T>(x.data_ptr<T>(), g, out.data_ptr<T>(), idx.data_ptr<std::int64_t>());
     });
     ctx.save_for_backward({idx});
     return out;
@@ -113,6 +147,35 @@ struct MaxPool2d : autograd::Function<MaxPool2d> {
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     const Tensor idx = ctx.saved(0);
     const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype));
+    // 2x2 windows that tile the whole input: every input position is in exactly one window, so
+    // each is written once -- g where it won, else 0 -- with no zero-fill first. (T(0) + g, not g:
+    // the same value the general path's 0 += g gives, -0.0 included.)
+    if (is_2x2(g) && g.h % 2 == 0 && g.w % 2 == 0) {
+      Tensor dx = kindling::detail::make_tensor(in_shape, dtype, go.device());
+      kindling::detail::dispatch_floating(dtype, "max_pool2d backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* gp = go.data_ptr<T>();
+        const std::int64_t* ip = idx.data_ptr<std::int64_t>();
+        T* d = dx.data_ptr<T>();
+        for (std::int64_t pl = 0; pl < g.planes; ++pl)
+          for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+            T* r0 = d + (pl * g.h + 2 * oy) * g.w;
+            T* r1 = r0 + g.w;
+            const T* go_row = gp + (pl * g.oh + oy) * g.ow;
+            const std::int64_t* i_row = ip + (pl * g.oh + oy) * g.ow;
+            const std::int64_t top = 2 * oy * g.w;
+            for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+              const T v = T(0) + go_row[ox];
+              const std::int64_t w = i_row[ox], a = top + 2 * ox, c = a + g.w;
+              r0[2 * ox] = w == a ? v : T(0);
+              r0[2 * ox + 1] = w == a + 1 ? v : T(0);
+              r1[2 * ox] = w == c ? v : T(0);
+              r1[2 * ox + 1] = w == c + 1 ? v : T(0);
+            }
+          }
+      });
+      return {dx};
+    }
     Tensor dx = zeros(in_shape, {.dtype = dtype});
     kindling::detail::dispatch_floating(dtype, "max_pool2d backward", [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -5,16 +5,15 @@
 // of shape [rows, cols] with element strides (rs, cs) is
 //   * "as stored"  when cs == 1: row i starts at i * rs          → CblasNoTrans, lda = rs;
 //   * "transposed" when rs == 1: it is a row-major [cols, rows]   → CblasTrans,   lda = cs.
-// So `x.matmul(w.t())` hands w's own memory to cblas_sgemm with a transpose flag — no copy. Only a
+// So `x.matmul(w.t())` hands w's own memory to the GEMM (gemm.cpp) with a transpose flag — no copy. Only a
 // matrix whose elements are not laid out in rows or columns (e.g. a stride-2 slice along both dims,
 // or an expanded one with stride 0) is copied first.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 
 #include "dispatch.hpp"
+#include "gemm.hpp"
 #include "internal.hpp"
 #include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/ops.hpp"
@@ -58,11 +57,8 @@ template <class T> void gemm(const Mat& A, const Mat& B, T* C) {
   const T* b = reinterpret_cast<const T*>(B.ptr);
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     const BlasLayout la = blas_layout(M, K, A.rs, A.cs), lb = blas_layout(K, N, B.rs, B.cs);
-    const auto ta = la.trans ? CblasTrans : CblasNoTrans, tb = lb.trans ? CblasTrans : CblasNoTrans;
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, a, la.ld, b, lb.ld, 0.0f, C, N);
-    else
-      cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, a, la.ld, b, lb.ld, 0.0, C, N);
+    // gemm.cpp picks the library (oneDNN or OpenBLAS) and the threads for this shape.
+    detail::gemm(la.trans, lb.trans, M, N, K, T(1), a, la.ld, b, lb.ld, T(0), C, N);
   } else {
     // Integer matmul (BLAS has none): the textbook i-k-j loop, reading any strides.
     std::fill(C, C + M * N, T(0));
