@@ -75,3 +75,23 @@ PARITY_CASE("model/small-cnn") {
   h = F::max_pool2d(F::relu(h), 2);
   return {F::linear(h.flatten(1), in["lw"], in["lb"]), rm, rv};
 }
+
+// ---- activations with a parameter (issue 18) ----------------------------------------------------
+PARITY_CASE("leaky_relu/default") { return F::leaky_relu(in["x"]); }
+PARITY_CASE("leaky_relu/slope-edges") { return F::leaky_relu(in["x"], 0.2); }
+PARITY_CASE("leaky_relu/module-transposed") { return kd::nn::LeakyReLU(0.3)(in["x"].t()); }
+PARITY_CASE("leaky_relu/0d-float64") { return F::leaky_relu(in["x"], 0.1); }
+PARITY_CASE("leaky_relu/int-input") { return F::leaky_relu(in["x"]); }
+PARITY_CASE("silu/basic") { return F::silu(in["x"]); }
+PARITY_CASE("silu/edges") { return kd::nn::SiLU()(in["x"]); }
+PARITY_CASE("silu/strided-float64") { return F::silu(in["x"].slice(1, 0, 8, 2)); }
+PARITY_CASE("silu/empty") { return F::silu(in["x"]); }
+PARITY_CASE("elu/default") { return F::elu(in["x"]); }
+PARITY_CASE("elu/alpha-edges") { return kd::nn::ELU(0.5)(in["x"]); }
+PARITY_CASE("elu/0d") { return F::elu(in["x"], 2.0); }
+PARITY_CASE("elu/expanded-float64") { return F::elu(in["x"].expand({4, 3}), 1.5); }
+PARITY_CASE("softplus/default") { return F::softplus(in["x"]); }
+PARITY_CASE("softplus/beta-threshold") { return F::softplus(in["x"], 2.0, 5.0); }
+PARITY_CASE("softplus/module-large") { return kd::nn::Softplus(0.5, 10)(in["x"]); }
+PARITY_CASE("softplus/float64-empty") { return F::softplus(in["x"], 3.0); }
+PARITY_CASE("softplus/int-input") { return F::softplus(in["x"]); }

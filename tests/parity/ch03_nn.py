@@ -84,3 +84,25 @@ def small_cnn(x, cw, cb, bw, bb, lw, lb, rm, rv):
 case("model/small-cnn", small_cnn, grad=True, nograd=("rm", "rv"), atol=1e-4,  # three layers of float32 sums
      x=randn(4, 1, 6, 6), cw=randn(3, 1, 3, 3), cb=randn(3), bw=randn(3), bb=randn(3), lw=randn(2, 27), lb=randn(2),
      rm=randn(3), rv=positive(3))
+
+# ---- activations with a parameter (issue 18): values across 0, views, 0-d and empty inputs ---------
+EDGES = [[-3.0, -1.0, -0.0, 0.0, 1e-3, 2.5], [30.0, -30.0, 0.5, -0.5, 7.0, -7.0]]
+case("leaky_relu/default", lambda x: F.leaky_relu(x), grad=True, x=randn(4, 6))
+case("leaky_relu/slope-edges", lambda x: F.leaky_relu(x, 0.2), grad=True, x=value(EDGES))
+case("leaky_relu/module-transposed", lambda x: torch.nn.LeakyReLU(0.3)(x.t()), grad=True, x=randn(5, 3))
+case("leaky_relu/0d-float64", lambda x: F.leaky_relu(x, 0.1), grad=True, x=value(-2.0, dtype="float64"))
+case("leaky_relu/int-input", lambda x: F.leaky_relu(x), x=randint(-3, 3, 4), expect_error=True)
+case("silu/basic", lambda x: F.silu(x), grad=True, x=randn(4, 6, scale=3.0))
+case("silu/edges", lambda x: torch.nn.SiLU()(x), grad=True, x=value(EDGES))
+case("silu/strided-float64", lambda x: F.silu(x[:, ::2]), grad=True, x=randn(3, 8, dtype="float64"))
+case("silu/empty", lambda x: F.silu(x), grad=True, x=randn(0, 3))
+case("elu/default", lambda x: F.elu(x), grad=True, x=randn(4, 6, scale=2.0))
+case("elu/alpha-edges", lambda x: torch.nn.ELU(alpha=0.5)(x), grad=True, x=value(EDGES))
+case("elu/0d", lambda x: F.elu(x, 2.0), grad=True, x=value(-0.7))
+case("elu/expanded-float64", lambda x: F.elu(x.expand(4, 3), 1.5), grad=True, x=randn(1, 3, dtype="float64"))
+case("softplus/default", lambda x: F.softplus(x), grad=True, x=randn(4, 6, scale=3.0))
+case("softplus/beta-threshold", lambda x: F.softplus(x, beta=2.0, threshold=5.0), grad=True, x=value(EDGES))
+case("softplus/module-large", lambda x: torch.nn.Softplus(beta=0.5, threshold=10)(x), grad=True,
+     x=randn(3, 5, scale=30.0))
+case("softplus/float64-empty", lambda x: F.softplus(x, beta=3.0), grad=True, x=randn(2, 0, dtype="float64"))
+case("softplus/int-input", lambda x: F.softplus(x), x=randint(-3, 3, 4), expect_error=True)

@@ -31,6 +31,15 @@ Tensor tanh(const Tensor& x);
 /// x·Φ(x) with the exact normal CDF Φ(x) = ½(1 + erf(x/√2)) (PyTorch's approximate='none'),
 /// or the tanh approximation when `approximate` is "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+/// x for x > 0, negative_slope·x otherwise.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+/// x·σ(x) (also called swish).
+Tensor silu(const Tensor& x);
+/// x for x > 0, alpha·(eˣ - 1) otherwise.
+Tensor elu(const Tensor& x, double alpha = 1.0);
+/// log(1 + e^(β·x)) / β, a smooth ReLU; where β·x > threshold it returns x itself (same value to
+/// float precision, and e^(β·x) would overflow).
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
 
