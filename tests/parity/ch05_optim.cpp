@@ -165,6 +165,67 @@ PARITY_CASE("loss/bce-with-logits-empty-batch-backward-twice") {
   return loss;
 }
 
+// ---- issue 18's losses ------------------------------------------------------------------------------
+PARITY_CASE("loss/bce") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-weight-sum") {
+  return F::binary_cross_entropy(in["x"], in["y"], {.reduction = R::Sum, .weight = in["w"]});
+}
+PARITY_CASE("loss/bce-none-float64") { return F::binary_cross_entropy(in["x"], in["y"], {.reduction = R::None}); }
+PARITY_CASE("loss/bce-module-transposed") { return kd::nn::BCELoss()(in["x"].t(), in["y"]); }
+PARITY_CASE("loss/bce-saturated") { return F::binary_cross_entropy(in["x"], in["y"], {.reduction = R::None}); }
+PARITY_CASE("loss/bce-empty") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-input-out-of-range") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-shape-mismatch") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-weight-beyond-input") { return F::binary_cross_entropy(in["x"], in["y"], {.weight = in["w"]}); }
+PARITY_CASE("loss/kl-div-mean") { return F::kl_div(in["x"], in["y"]); }
+PARITY_CASE("loss/kl-div-batchmean") {
+  return F::kl_div(in["x"].log_softmax(1), in["y"].softmax(1), {.reduction = R::BatchMean});
+}
+PARITY_CASE("loss/kl-div-sum-zero-target") { return F::kl_div(in["x"], in["y"], {.reduction = R::Sum}); }
+PARITY_CASE("loss/kl-div-none-log-target") {
+  return kd::nn::KLDivLoss({.reduction = R::None, .log_target = true})(in["x"], in["y"]);
+}
+PARITY_CASE("loss/kl-div-batchmean-log-target-float64") {
+  return F::kl_div(in["x"], in["y"], {.reduction = R::BatchMean, .log_target = true});
+}
+PARITY_CASE("loss/kl-div-batchmean-0d") { return F::kl_div(in["x"], in["y"], {.reduction = R::BatchMean}); }
+PARITY_CASE("loss/huber") { return F::huber_loss(in["x"], in["y"]); }
+PARITY_CASE("loss/huber-delta-sum") { return kd::nn::HuberLoss({.reduction = R::Sum, .delta = 0.5})(in["x"], in["y"]); }
+PARITY_CASE("loss/huber-none-float64") { return F::huber_loss(in["x"], in["y"], {.reduction = R::None, .delta = 2.0}); }
+PARITY_CASE("loss/huber-at-delta") { return F::huber_loss(in["x"], in["y"], {.reduction = R::None, .delta = 0.5}); }
+PARITY_CASE("loss/huber-zero-delta") { return F::huber_loss(in["x"], in["y"], {.delta = 0.0}); }
+PARITY_CASE("loss/cross-entropy-kdim") { return F::cross_entropy(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-kdim-none") { return F::cross_entropy(in["x"], in["t"], {.reduction = R::None}); }
+PARITY_CASE("loss/cross-entropy-kdim-weight-ignore") {
+  return F::cross_entropy(in["x"], in["t"], {.ignore_index = 0, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-kdim-smoothing-weight-ignore") {
+  return F::cross_entropy(in["x"], in["t"], {.ignore_index = 2, .label_smoothing = 0.2, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-kdim-smoothing-sum") {
+  return F::cross_entropy(in["x"].transpose(2, 3), in["t"], {.reduction = R::Sum, .label_smoothing = 0.1});
+}
+PARITY_CASE("loss/cross-entropy-kdim-bad-target") { return F::cross_entropy(in["x"], in["t"]); }
+PARITY_CASE("loss/nll-kdim") { return F::nll_loss(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-soft") { return F::cross_entropy(in["x"], in["p"] / in["p"].sum(1, true)); }
+PARITY_CASE("loss/cross-entropy-soft-smoothing-weight") {
+  return F::cross_entropy(in["x"], in["p"].softmax(1), {.label_smoothing = 0.25, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-soft-none") {
+  return F::cross_entropy(in["x"], in["p"].softmax(1), {.reduction = R::None});
+}
+PARITY_CASE("loss/cross-entropy-soft-kdim-sum") {
+  return kd::nn::CrossEntropyLoss({.reduction = R::Sum})(in["x"], in["p"].softmax(1));
+}
+PARITY_CASE("loss/cross-entropy-soft-1d-float64") { return F::cross_entropy(in["x"], in["p"].softmax(0)); }
+PARITY_CASE("loss/cross-entropy-soft-empty") { return F::cross_entropy(in["x"], in["p"]); }
+PARITY_CASE("loss/cross-entropy-soft-ignore-index") { return F::cross_entropy(in["x"], in["p"], {.ignore_index = 1}); }
+PARITY_CASE("loss/cross-entropy-soft-int-target") { return F::cross_entropy(in["x"], in["p"]); }
+PARITY_CASE("loss/cross-entropy-smoothing-above-one") {
+  return F::cross_entropy(in["x"], in["t"], {.label_smoothing = 1.5});
+}
+PARITY_CASE("loss/cross-entropy-bad-weight-shape") { return F::cross_entropy(in["x"], in["p"], {.weight = in["w"]}); }
+
 // ---- a whole training loop (train_loop() in the .py) ---------------------------------------------
 namespace {
 constexpr int kTrainSteps = 10;

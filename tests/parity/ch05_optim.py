@@ -205,3 +205,77 @@ def train_case(name, make_opt):
 train_case("mlp-adam", lambda p: torch.optim.Adam(p, lr=1e-2))
 train_case("mlp-sgd-momentum", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9))
 train_case("mlp-adamw", lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1))
+
+
+# ---- issue 18's losses: BCE, KL divergence, Huber, K-dimensional and soft-label cross-entropy ---------
+case("loss/bce", lambda x, y: F.binary_cross_entropy(x, y), grad=True, x=rand(4, 3, low=0.05, high=0.95), y=rand(4, 3))
+case("loss/bce-weight-sum", lambda x, y, w: F.binary_cross_entropy(x, y, weight=w, reduction="sum"), grad=True,
+     nograd=["w"], x=rand(4, 3, low=0.05, high=0.95), y=rand(4, 3), w=rand(3, low=0.5, high=2))
+case("loss/bce-none-float64", lambda x, y: F.binary_cross_entropy(x, y, reduction="none"), grad=True,
+     x=rand(2, 5, low=0.05, high=0.95, dtype="float64"), y=rand(2, 5, dtype="float64"))
+case("loss/bce-module-transposed", lambda x, y: torch.nn.BCELoss()(x.t(), y), grad=True,
+     x=rand(3, 4, low=0.05, high=0.95), y=rand(4, 3))
+# exactly 0 and 1: the logs are clamped at -100 (a finite loss), the gradient's denominator at 1e-12
+case("loss/bce-saturated", lambda x, y: F.binary_cross_entropy(x, y, reduction="none"), grad=True, nograd=["y"],
+     x=value([0.0, 1.0, 0.0, 1.0, 0.5]), y=value([0.0, 1.0, 1.0, 0.0, 0.5]), rtol=1e-6, atol=1e-3)
+case("loss/bce-empty", lambda x, y: F.binary_cross_entropy(x, y), grad=True, x=rand(0, 3), y=rand(0, 3))
+case("loss/bce-input-out-of-range", lambda x, y: F.binary_cross_entropy(x, y), x=value([0.5, 1.5]),
+     y=value([0.0, 1.0]), expect_error=True)
+case("loss/bce-shape-mismatch", lambda x, y: F.binary_cross_entropy(x, y), x=rand(4, 1), y=rand(4),
+     expect_error=True)
+case("loss/bce-weight-beyond-input", lambda x, y, w: F.binary_cross_entropy(x, y, weight=w), nograd=["w"],
+     x=rand(4, 3), y=rand(4, 3), w=rand(2, 4, 3), expect_error=True)
+case("loss/kl-div-mean", lambda x, y: F.kl_div(x, y), grad=True, x=randn(4, 5), y=rand(4, 5, low=0.1, high=1))
+case("loss/kl-div-batchmean", lambda x, y: F.kl_div(x.log_softmax(1), y.softmax(1), reduction="batchmean"),
+     grad=True, x=randn(6, 5), y=randn(6, 5))
+case("loss/kl-div-sum-zero-target", lambda x, y: F.kl_div(x, y, reduction="sum"), grad=True, nograd=["y"],
+     x=randn(2, 3), y=value([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]]))
+case("loss/kl-div-none-log-target", lambda x, y: torch.nn.KLDivLoss(reduction="none", log_target=True)(x, y),
+     grad=True, x=randn(3, 4), y=randn(3, 4))
+case("loss/kl-div-batchmean-log-target-float64", lambda x, y: F.kl_div(x, y, reduction="batchmean", log_target=True),
+     grad=True, x=randn(4, 2, 3, dtype="float64"), y=randn(4, 2, 3, dtype="float64"))
+case("loss/kl-div-batchmean-0d", lambda x, y: F.kl_div(x, y, reduction="batchmean"), grad=True, x=value(-0.7),
+     y=value(0.4))
+case("loss/huber", lambda x, y: F.huber_loss(x, y), grad=True, x=randn(4, 3, scale=2), y=randn(4, 3))
+case("loss/huber-delta-sum", lambda x, y: torch.nn.HuberLoss(reduction="sum", delta=0.5)(x, y), grad=True,
+     x=randn(5, 3, scale=2), y=randn(5, 3))
+case("loss/huber-none-float64", lambda x, y: F.huber_loss(x, y, reduction="none", delta=2.0), grad=True,
+     x=randn(3, 4, scale=3, dtype="float64"), y=randn(3, 4, dtype="float64"))
+case("loss/huber-at-delta", lambda x, y: F.huber_loss(x, y, reduction="none", delta=0.5), grad=True,
+     x=value([0.5, -0.5, 0.0, 1.5]), y=value([0.0, 0.0, 0.0, 0.0]))
+case("loss/huber-zero-delta", lambda x, y: F.huber_loss(x, y, delta=0.0), x=randn(3), y=randn(3), expect_error=True)
+case("loss/cross-entropy-kdim", lambda x, t: F.cross_entropy(x, t), grad=True, x=randn(2, 4, 3, 5),
+     t=randint(0, 4, 2, 3, 5))
+case("loss/cross-entropy-kdim-none", lambda x, t: F.cross_entropy(x, t, reduction="none"), grad=True,
+     x=randn(3, 4, 6), t=randint(0, 4, 3, 6))
+case("loss/cross-entropy-kdim-weight-ignore", lambda x, t, w: F.cross_entropy(x, t, weight=w, ignore_index=0),
+     grad=True, nograd=["w"], x=randn(2, 3, 4, 2), t=randint(0, 3, 2, 4, 2), w=rand(3, low=0.5, high=2))
+case("loss/cross-entropy-kdim-smoothing-weight-ignore",
+     lambda x, t, w: F.cross_entropy(x, t, weight=w, ignore_index=2, label_smoothing=0.2), grad=True, nograd=["w"],
+     x=randn(2, 4, 5), t=randint(0, 4, 2, 5), w=rand(4, low=0.5, high=2))
+case("loss/cross-entropy-kdim-smoothing-sum", lambda x, t: F.cross_entropy(x.transpose(2, 3), t, label_smoothing=0.1,
+                                                                                 reduction="sum"),
+     grad=True, x=randn(2, 3, 2, 2), t=randint(0, 3, 2, 2, 2))
+case("loss/cross-entropy-kdim-bad-target", lambda x, t: F.cross_entropy(x, t), x=randn(2, 3, 4),
+     t=randint(0, 3, 2, 5), expect_error=True)
+case("loss/nll-kdim", lambda x, t: F.nll_loss(x, t), grad=True, x=randn(2, 3, 4), t=randint(0, 3, 2, 4))
+case("loss/cross-entropy-soft", lambda x, p: F.cross_entropy(x, p / p.sum(1, keepdim=True)), grad=True, x=randn(6, 4),
+     p=rand(6, 4))
+case("loss/cross-entropy-soft-smoothing-weight",
+     lambda x, p, w: F.cross_entropy(x, p.softmax(1), weight=w, label_smoothing=0.25), grad=True, nograd=["w"],
+     x=randn(5, 3), p=randn(5, 3), w=rand(3, low=0.5, high=2))
+case("loss/cross-entropy-soft-none", lambda x, p: F.cross_entropy(x, p.softmax(1), reduction="none"), grad=True,
+     x=randn(5, 3), p=randn(5, 3))
+case("loss/cross-entropy-soft-kdim-sum", lambda x, p: F.cross_entropy(x, p.softmax(1), reduction="sum"), grad=True,
+     x=randn(2, 3, 4), p=randn(2, 3, 4))
+case("loss/cross-entropy-soft-1d-float64", lambda x, p: F.cross_entropy(x, p.softmax(0)), grad=True,
+     x=randn(4, dtype="float64"), p=randn(4, dtype="float64"))
+case("loss/cross-entropy-soft-empty", lambda x, p: F.cross_entropy(x, p), grad=True, x=randn(0, 4), p=rand(0, 4))
+case("loss/cross-entropy-soft-ignore-index", lambda x, p: F.cross_entropy(x, p, ignore_index=1), x=randn(3, 4),
+     p=rand(3, 4), expect_error=True)
+case("loss/cross-entropy-soft-int-target", lambda x, p: F.cross_entropy(x, p), x=randn(3, 4),
+     p=randint(0, 2, 3, 4), expect_error=True)
+case("loss/cross-entropy-smoothing-above-one", lambda x, t: F.cross_entropy(x, t, label_smoothing=1.5),
+     x=randn(3, 4), t=randint(0, 4, 3), expect_error=True)
+case("loss/cross-entropy-bad-weight-shape", lambda x, p, w: F.cross_entropy(x, p, weight=w), nograd=["w"],
+     x=randn(3, 4), p=rand(3, 4), w=rand(3), expect_error=True)
