@@ -80,6 +80,33 @@ OPT_CASE("adamw/negative-weight-decay", optim::AdamW(p, {.weight_decay = -0.1}))
 OPT_CASE("adamw/beta2-one", optim::AdamW(p, {.betas = {0.9, 1.0}}))
 OPT_CASE("sgd/zero-lr", optim::SGD(p, {.lr = 0.0, .momentum = 0.9}))
 OPT_CASE("adam/zero-betas", optim::Adam(p, {.lr = 1e-2, .betas = {0.0, 0.0}}))
+// issue 18: RMSprop and Adagrad
+OPT_CASE("rmsprop/default", optim::RMSprop(p))
+OPT_CASE("rmsprop/alpha-eps", optim::RMSprop(p, {.lr = 1e-3, .alpha = 0.9, .eps = 1e-4}))
+OPT_CASE("rmsprop/momentum", optim::RMSprop(p, {.lr = 1e-3, .momentum = 0.9}))
+OPT_CASE("rmsprop/centered", optim::RMSprop(p, {.lr = 1e-3, .centered = true}))
+OPT_CASE("rmsprop/centered-momentum-wd",
+         optim::RMSprop(p, {.lr = 1e-3, .weight_decay = 0.1, .momentum = 0.5, .centered = true}))
+OPT_CASE("rmsprop/maximize", optim::RMSprop(p, {.lr = 1e-3, .momentum = 0.9, .maximize = true}))
+OPT_CASE("rmsprop/float64", optim::RMSprop(p, {.lr = 1e-2, .momentum = 0.9, .centered = true}))
+OPT_CASE("rmsprop/zero-alpha", optim::RMSprop(p, {.lr = 1e-3, .alpha = 0.0}))
+OPT_CASE("rmsprop/negative-lr", optim::RMSprop(p, {.lr = -1e-3}))
+OPT_CASE("rmsprop/negative-eps", optim::RMSprop(p, {.eps = -1e-8}))
+OPT_CASE("rmsprop/negative-momentum", optim::RMSprop(p, {.momentum = -0.1}))
+OPT_CASE("rmsprop/negative-weight-decay", optim::RMSprop(p, {.weight_decay = -0.1}))
+OPT_CASE("rmsprop/negative-alpha", optim::RMSprop(p, {.alpha = -0.5}))
+OPT_CASE("adagrad/default", optim::Adagrad(p))
+OPT_CASE("adagrad/lr-decay", optim::Adagrad(p, {.lr = 0.1, .lr_decay = 0.05}))
+OPT_CASE("adagrad/initial-accumulator-eps",
+         optim::Adagrad(p, {.lr = 0.1, .initial_accumulator_value = 0.5, .eps = 1e-3}))
+OPT_CASE("adagrad/weight-decay", optim::Adagrad(p, {.lr = 0.1, .weight_decay = 0.2}))
+OPT_CASE("adagrad/maximize", optim::Adagrad(p, {.lr = 0.1, .lr_decay = 0.01, .maximize = true}))
+OPT_CASE("adagrad/float64", optim::Adagrad(p, {.lr = 0.1, .lr_decay = 0.05, .weight_decay = 0.1}))
+OPT_CASE("adagrad/negative-lr", optim::Adagrad(p, {.lr = -0.1}))
+OPT_CASE("adagrad/negative-lr-decay", optim::Adagrad(p, {.lr_decay = -0.1}))
+OPT_CASE("adagrad/negative-weight-decay", optim::Adagrad(p, {.weight_decay = -0.1}))
+OPT_CASE("adagrad/negative-initial-accumulator", optim::Adagrad(p, {.initial_accumulator_value = -1}))
+OPT_CASE("adagrad/negative-eps", optim::Adagrad(p, {.eps = -1e-10}))
 
 PARITY_CASE("sched/step") {
   return lr_sequence([](optim::Optimizer& o) { return optim::StepLR(o, 7, 0.5); }, epoch_step);

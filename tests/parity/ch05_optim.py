@@ -68,6 +68,35 @@ opt_error_case("adamw/beta2-one", lambda p: torch.optim.AdamW(p, betas=(0.9, 1.0
 opt_case("sgd/zero-lr", lambda p: torch.optim.SGD(p, lr=0.0, momentum=0.9))
 opt_case("adam/zero-betas", lambda p: torch.optim.Adam(p, lr=1e-2, betas=(0.0, 0.0)))
 
+# issue 18: RMSprop and Adagrad, every option, and torch.optim's checks.
+opt_case("rmsprop/default", lambda p: torch.optim.RMSprop(p))
+opt_case("rmsprop/alpha-eps", lambda p: torch.optim.RMSprop(p, lr=1e-3, alpha=0.9, eps=1e-4))
+opt_case("rmsprop/momentum", lambda p: torch.optim.RMSprop(p, lr=1e-3, momentum=0.9))
+opt_case("rmsprop/centered", lambda p: torch.optim.RMSprop(p, lr=1e-3, centered=True))
+opt_case("rmsprop/centered-momentum-wd", lambda p: torch.optim.RMSprop(p, lr=1e-3, centered=True, momentum=0.5,
+                                                                           weight_decay=0.1))
+opt_case("rmsprop/maximize", lambda p: torch.optim.RMSprop(p, lr=1e-3, momentum=0.9, maximize=True))
+opt_case("rmsprop/float64", lambda p: torch.optim.RMSprop(p, lr=1e-2, centered=True, momentum=0.9), dtype="float64")
+opt_case("rmsprop/zero-alpha", lambda p: torch.optim.RMSprop(p, lr=1e-3, alpha=0.0))
+opt_error_case("rmsprop/negative-lr", lambda p: torch.optim.RMSprop(p, lr=-1e-3))
+opt_error_case("rmsprop/negative-eps", lambda p: torch.optim.RMSprop(p, eps=-1e-8))
+opt_error_case("rmsprop/negative-momentum", lambda p: torch.optim.RMSprop(p, momentum=-0.1))
+opt_error_case("rmsprop/negative-weight-decay", lambda p: torch.optim.RMSprop(p, weight_decay=-0.1))
+opt_error_case("rmsprop/negative-alpha", lambda p: torch.optim.RMSprop(p, alpha=-0.5))
+opt_case("adagrad/default", lambda p: torch.optim.Adagrad(p))
+opt_case("adagrad/lr-decay", lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.05))
+opt_case("adagrad/initial-accumulator-eps", lambda p: torch.optim.Adagrad(p, lr=0.1, initial_accumulator_value=0.5,
+                                                                             eps=1e-3))
+opt_case("adagrad/weight-decay", lambda p: torch.optim.Adagrad(p, lr=0.1, weight_decay=0.2))
+opt_case("adagrad/maximize", lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01, maximize=True))
+opt_case("adagrad/float64", lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.05, weight_decay=0.1),
+         dtype="float64")
+opt_error_case("adagrad/negative-lr", lambda p: torch.optim.Adagrad(p, lr=-0.1))
+opt_error_case("adagrad/negative-lr-decay", lambda p: torch.optim.Adagrad(p, lr_decay=-0.1))
+opt_error_case("adagrad/negative-weight-decay", lambda p: torch.optim.Adagrad(p, weight_decay=-0.1))
+opt_error_case("adagrad/negative-initial-accumulator", lambda p: torch.optim.Adagrad(p, initial_accumulator_value=-1))
+opt_error_case("adagrad/negative-eps", lambda p: torch.optim.Adagrad(p, eps=-1e-10))
+
 
 # ---- LR schedulers: the lr after each of 30 epochs --------------------------------------------
 def lr_sequence(make_sched, epochs=30, metrics=None):
