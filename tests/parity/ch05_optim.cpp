@@ -1,6 +1,10 @@
 // Chapter 5 parity: the Kindling twin of every case in ch05_optim.py.
 #include <kindling/train.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
 #include "parity.hpp"
 
 namespace kd = kindling;
@@ -138,6 +142,156 @@ PARITY_CASE("sched/plateau-max") {
   return lr_sequence(
       [](optim::Optimizer& o) { return optim::ReduceLROnPlateau(o, {.mode = O::Mode::Max, .factor = 0.5, .patience = 3}); },
       [](auto& s, int e) { s.step(-kPlateau[e]); });
+}
+
+// issue 18's schedulers
+PARITY_CASE("sched/lambda") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LambdaLR(o, [](std::int64_t e) { return std::pow(0.95, e); }); },
+                     epoch_step);
+}
+PARITY_CASE("sched/lambda-warmup") {
+  return lr_sequence(
+      [](optim::Optimizer& o) {
+        return optim::LambdaLR(o, [](std::int64_t e) { return std::min(1.0, static_cast<double>(e + 1) / 5); });
+      },
+      epoch_step);
+}
+PARITY_CASE("sched/linear-default") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o); }, epoch_step);
+}
+PARITY_CASE("sched/linear-warmup") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 0.25, 1.0, 8); }, epoch_step);
+}
+PARITY_CASE("sched/linear-decay") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 1.0, 0.1, 10); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 7); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts-mult") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 3, 2, 0.01); }, epoch_step);
+}
+
+namespace {
+// one_cycle() in the .py: the lr and the momentum (SGD's, or Adam's beta1) after each step.
+template <class Opt, class MakeSched, class Momentum>
+parity::Outputs one_cycle(Opt opt, MakeSched make_sched, Momentum momentum, int steps = 30) {
+  auto sched = make_sched(opt);
+  std::vector<double> lrs, moms;
+  for (int k = 0; k < steps; ++k) {
+    opt.step();
+    sched.step();
+    lrs.push_back(opt.lr());
+    moms.push_back(momentum(opt));
+  }
+  return {kd::tensor(lrs, {steps}), kd::tensor(moms, {steps})};
+}
+Tensor leaf() { return kd::zeros({1}).requires_grad_(); }
+auto sgd_momentum = [](optim::SGD& o) { return o.options().momentum; };
+using OC = optim::OneCycleLROptions;
+}  // namespace
+
+PARITY_CASE("sched/onecycle-cos") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 30}); }, sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-linear-three-phase") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) {
+                     return optim::OneCycleLR(o, 0.5, {.epochs = 3, .steps_per_epoch = 10, .pct_start = 0.25,
+                                                       .anneal_strategy = OC::Anneal::Linear, .base_momentum = 0.8,
+                                                       .max_momentum = 0.9, .div_factor = 10,
+                                                       .final_div_factor = 100, .three_phase = true});
+                   },
+                   sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-adam") {
+  return one_cycle(optim::Adam({leaf()}, {.lr = 1e-3}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 0.01, {.total_steps = 40, .pct_start = 0.4}); },
+                   [](optim::Adam& o) { return o.options().betas.first; });
+}
+PARITY_CASE("sched/onecycle-no-momentum") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 31, .cycle_momentum = false}); },
+                   sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-too-many-steps") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 29}); }, sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-adagrad-momentum") {
+  return one_cycle(optim::Adagrad({leaf()}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 30}); },
+                   [](optim::Adagrad&) { return 0.0; });
+}
+PARITY_CASE("sched/onecycle-no-total") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}), [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {}); },
+                   sgd_momentum);
+}
+
+namespace {
+// lr_sequence() for a SequentialLR, whose parts must outlive it: they live in `parts`.
+template <class MakeParts>
+parity::Outputs sequential(MakeParts make_parts, std::vector<std::int64_t> milestones, int epochs = 30) {
+  Tensor p = leaf();
+  optim::SGD opt({p}, {.lr = 0.1});
+  std::vector<std::unique_ptr<optim::LRScheduler>> parts = make_parts(opt);
+  std::vector<optim::LRScheduler*> ptrs;
+  for (auto& s : parts) ptrs.push_back(s.get());
+  optim::SequentialLR seq(opt, ptrs, std::move(milestones));
+  std::vector<double> lrs;
+  for (int e = 0; e < epochs; ++e) {
+    opt.step();
+    seq.step();
+    lrs.push_back(opt.lr());
+  }
+  return kd::tensor(lrs, {epochs});
+}
+using Parts = std::vector<std::unique_ptr<optim::LRScheduler>>;
+}  // namespace
+
+PARITY_CASE("sched/sequential-warmup-cosine") {
+  return sequential(
+      [](optim::Optimizer& o) {
+        Parts v;
+        v.push_back(std::make_unique<optim::LinearLR>(o, 0.1, 1.0, 5));
+        v.push_back(std::make_unique<optim::CosineAnnealingLR>(o, 20));
+        return v;
+      },
+      {5});
+}
+PARITY_CASE("sched/sequential-three") {
+  return sequential(
+      [](optim::Optimizer& o) {
+        Parts v;
+        v.push_back(std::make_unique<optim::LambdaLR>(o, [](std::int64_t e) { return 0.5 + 0.1 * static_cast<double>(e); }));
+        v.push_back(std::make_unique<optim::StepLR>(o, 3, 0.5));
+        v.push_back(std::make_unique<optim::CosineAnnealingWarmRestarts>(o, 4));
+        return v;
+      },
+      {4, 12});
+}
+PARITY_CASE("sched/sequential-bad-milestones") {
+  return sequential(
+      [](optim::Optimizer& o) {
+        Parts v;
+        v.push_back(std::make_unique<optim::LinearLR>(o));
+        v.push_back(std::make_unique<optim::ExponentialLR>(o, 0.9));
+        return v;
+      },
+      {3, 6});
+}
+PARITY_CASE("sched/linear-bad-start") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 0.0); }, epoch_step);
+}
+PARITY_CASE("sched/linear-bad-end") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 1.0 / 3, 1.5); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts-bad-t0") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 0); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts-bad-tmult") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 2, 0); }, epoch_step);
 }
 
 using R = kindling::nn::Reduction;

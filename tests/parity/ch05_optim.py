@@ -133,6 +133,65 @@ case("sched/plateau-cooldown-abs", lr_sequence(
 case("sched/plateau-max", lr_sequence(lambda o: S.ReduceLROnPlateau(o, mode="max", factor=0.5, patience=3),
                                       metrics=[-m for m in PLATEAU]), rtol=1e-12, atol=0)
 
+# issue 18: LambdaLR, LinearLR, CosineAnnealingWarmRestarts, OneCycleLR (lr and the momentum it cycles),
+# SequentialLR, and their argument checks.
+case("sched/lambda", lr_sequence(lambda o: S.LambdaLR(o, lambda e: 0.95 ** e)), rtol=1e-12, atol=0)
+case("sched/lambda-warmup", lr_sequence(lambda o: S.LambdaLR(o, lambda e: min(1.0, (e + 1) / 5))), rtol=1e-12, atol=0)
+case("sched/linear-default", lr_sequence(lambda o: S.LinearLR(o)), rtol=1e-12, atol=0)
+case("sched/linear-warmup", lr_sequence(lambda o: S.LinearLR(o, start_factor=0.25, total_iters=8)), rtol=1e-12,
+     atol=0)
+case("sched/linear-decay", lr_sequence(lambda o: S.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=10)),
+     rtol=1e-12, atol=0)
+case("sched/warm-restarts", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=7)), rtol=1e-12, atol=1e-15)
+case("sched/warm-restarts-mult", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2,
+                                                                                      eta_min=0.01)),
+     rtol=1e-12, atol=1e-15)
+
+
+def one_cycle(make_sched, make_opt=lambda p: torch.optim.SGD([p], lr=0.1), steps=30):
+    """The lr and the momentum (SGD's momentum or Adam's beta1) after each step."""
+    def run(*_):
+        p = torch.zeros(1, requires_grad=True)
+        opt = make_opt(p)
+        sched = make_sched(opt)
+        lrs, moms = [], []
+        for _ in range(steps):
+            opt.step()
+            sched.step()
+            g = opt.param_groups[0]
+            lrs.append(g["lr"])
+            moms.append(g["betas"][0] if "betas" in g else g["momentum"])
+        return torch.tensor(lrs, dtype=torch.float64), torch.tensor(moms, dtype=torch.float64)
+    return run
+
+
+case("sched/onecycle-cos", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=30)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-linear-three-phase", one_cycle(lambda o: S.OneCycleLR(
+    o, max_lr=0.5, epochs=3, steps_per_epoch=10, pct_start=0.25, anneal_strategy="linear", three_phase=True,
+    div_factor=10, final_div_factor=100, base_momentum=0.8, max_momentum=0.9)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-adam", one_cycle(lambda o: S.OneCycleLR(o, max_lr=0.01, total_steps=40, pct_start=0.4),
+                                      make_opt=lambda p: torch.optim.Adam([p], lr=1e-3)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-no-momentum", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=31,
+                                                                    cycle_momentum=False)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-too-many-steps", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=29)),
+     expect_error=True)
+case("sched/onecycle-adagrad-momentum", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=30),
+                                                  make_opt=lambda p: torch.optim.Adagrad([p])), expect_error=True)
+case("sched/onecycle-no-total", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0)), expect_error=True)
+case("sched/sequential-warmup-cosine", lr_sequence(lambda o: S.SequentialLR(
+    o, [S.LinearLR(o, start_factor=0.1, total_iters=5), S.CosineAnnealingLR(o, T_max=20)], milestones=[5])),
+     rtol=1e-12, atol=1e-15)
+case("sched/sequential-three", lr_sequence(lambda o: S.SequentialLR(
+    o, [S.LambdaLR(o, lambda e: 0.5 + 0.1 * e), S.StepLR(o, step_size=3, gamma=0.5),
+        S.CosineAnnealingWarmRestarts(o, T_0=4)], milestones=[4, 12])), rtol=1e-12, atol=1e-15)
+case("sched/sequential-bad-milestones", lr_sequence(lambda o: S.SequentialLR(
+    o, [S.LinearLR(o), S.ExponentialLR(o, gamma=0.9)], milestones=[3, 6])), expect_error=True)
+case("sched/linear-bad-start", lr_sequence(lambda o: S.LinearLR(o, start_factor=0.0)), expect_error=True)
+case("sched/linear-bad-end", lr_sequence(lambda o: S.LinearLR(o, end_factor=1.5)), expect_error=True)
+case("sched/warm-restarts-bad-t0", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=0)), expect_error=True)
+case("sched/warm-restarts-bad-tmult", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0)),
+     expect_error=True)
+
 # ---- losses: forward and backward ---------------------------------------------------------------
 case("loss/cross-entropy", lambda x, t: F.cross_entropy(x, t), grad=True, x=randn(8, 5), t=randint(0, 5, 8))
 case("loss/cross-entropy-sum", lambda x, t: F.cross_entropy(x, t, reduction="sum"), grad=True,
