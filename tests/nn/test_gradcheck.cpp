@@ -1,5 +1,6 @@
 // The hand-written backward nodes of chapter 3 against finite differences (float64 gradcheck):
-// conv2d, the pools, batch_norm (train and eval), layer_norm, embedding, gelu.
+// conv2d, the pools, batch_norm (train and eval), layer_norm, embedding, gelu; and issue 18's:
+// conv_transpose2d, interpolate, leaky_relu/silu/elu/softplus (conv1d and "same" are views over conv2d).
 #include <catch2/catch.hpp>
 #include <kindling/nn.hpp>
 
@@ -76,6 +77,27 @@ TEST_CASE("gradcheck: embedding (repeated indices accumulate) and gelu (both for
   check([&](const std::vector<Tensor>& v) { return F::embedding(idx, v[0]); }, {kd::randn({5, 3}, f64g)});
   check([](const std::vector<Tensor>& v) { return F::gelu(v[0]); }, {kd::randn({3, 4}, f64g)});
   check([](const std::vector<Tensor>& v) { return F::gelu(v[0], "tanh"); }, {kd::randn({3, 4}, f64g)});
+}
+
+TEST_CASE("gradcheck: conv_transpose2d, interpolate and the parametrised activations (issue 18)") {
+  kd::manual_seed(2);
+  check([](const std::vector<Tensor>& v) { return F::conv_transpose2d(v[0], v[1], v[2], 2, 1, 1); },
+        {kd::randn({2, 2, 3, 3}, f64g), kd::randn({2, 3, 3, 3}, f64g), kd::randn({3}, f64g)});
+  check([](const std::vector<Tensor>& v) { return F::conv_transpose2d(v[0], v[1], Tensor(), {1, 2}, 0, 0, 2, {2, 1}); },
+        {kd::randn({1, 4, 3, 2}, f64g), kd::randn({4, 1, 2, 2}, f64g)});
+  check([](const std::vector<Tensor>& v) { return F::interpolate(v[0], {.size = {5, 7}, .mode = "bilinear"}); },
+        {kd::randn({1, 2, 3, 4}, f64g)});
+  check([](const std::vector<Tensor>& v) {
+    return F::interpolate(v[0], {.scale_factor = {1.5}, .mode = "bilinear", .align_corners = true});
+  }, {kd::randn({2, 1, 3, 3}, f64g)});
+  check([](const std::vector<Tensor>& v) { return F::interpolate(v[0], {.size = {5, 2}}); }, {kd::randn({1, 2, 3, 4}, f64g)});
+  // Away from 0, where leaky_relu and elu have a kink: shift the points off it.
+  const Tensor x = kd::randn({3, 4}, f64) * 2;
+  const Tensor away = (x + x.sign() * 0.1).requires_grad_();
+  check([](const std::vector<Tensor>& v) { return F::leaky_relu(v[0], 0.2); }, {away});
+  check([](const std::vector<Tensor>& v) { return F::elu(v[0], 0.7); }, {away});
+  check([](const std::vector<Tensor>& v) { return F::silu(v[0]); }, {away});
+  check([](const std::vector<Tensor>& v) { return F::softplus(v[0], 2.0, 3.0); }, {away});
 }
 
 TEST_CASE("gradcheck: a second backward through a freed layer node is refused clearly") {

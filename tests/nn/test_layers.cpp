@@ -113,6 +113,21 @@ TEST_CASE("layers: Linear, Conv2d, Embedding check their inputs with helpful mes
   CHECK_THROWS_AS(nn::GELU("fast"), kd::ValueError);
 }
 
+TEST_CASE("layers: padding strings, transposed convolutions and Upsample refuse bad arguments (issue 18)") {
+  CHECK_THROWS_WITH(nn::Conv2d(2, 4, 3, {.stride = 2, .padding = "same"}), Contains("strided"));
+  CHECK_THROWS_WITH(nn::Conv1d(2, 4, 3, {.padding = "full"}), Contains("Invalid padding string 'full'"));
+  CHECK_THROWS_WITH(nn::Upsample({}), Contains("either size or scale_factor"));
+  CHECK_THROWS_WITH(nn::ConvTranspose2d(3, 4, 3, {.groups = 2}), Contains("divisible by groups"));
+  const kd::Tensor img = kd::randn({1, 2, 4, 4});
+  CHECK_THROWS_AS(F::interpolate(img, {.scale_factor = {0.0}}), kd::ValueError);
+  CHECK_THROWS_AS(F::interpolate(img, {.scale_factor = {1e300}}), kd::Error);  // no cast of a huge size
+  CHECK_THROWS_WITH(F::interpolate(img, {.size = {2, 3, 4}}), Contains("same number of spatial dimensions"));
+  CHECK_THROWS_WITH(F::conv_transpose2d(img, kd::randn({2, 1, 3, 3}), kd::Tensor(), 1, 3), Contains("padding"));
+  // A padding of 0 still reads as a number (the string overload must not swallow it).
+  CHECK(F::conv2d(img, kd::randn({3, 2, 3, 3}), kd::Tensor(), 1, 0).shape() == kd::Shape{1, 3, 2, 2});
+  CHECK(F::conv1d(kd::randn({1, 2, 5}), kd::randn({3, 2, 3}), kd::Tensor(), 1, 0).shape() == kd::Shape{1, 3, 3});
+}
+
 TEST_CASE("layers: default initialisation follows PyTorch's bounds") {
   kd::manual_seed(0);
   nn::Linear fc(400, 300);

@@ -140,7 +140,12 @@ TEST_CASE("module: print(model) is byte-for-byte PyTorch's") {
        "repr(nn.AdaptiveAvgPool2d((2, 3)))", "repr(nn.LayerNorm([2, 3], elementwise_affine=False))",
        "repr(nn.BatchNorm1d(3, eps=1e-3, momentum=0.01, track_running_stats=False))", "repr(nn.Dropout(0.125))",
        "repr(nn.GELU(approximate='tanh'))", "repr(nn.Linear(3, 2, bias=False))", "repr(nn.Identity())",
-       "repr(nn.LogSoftmax(dim=-1))"},
+       "repr(nn.LogSoftmax(dim=-1))", "repr(nn.LeakyReLU())", "repr(nn.LeakyReLU(0.2))", "repr(nn.SiLU())",
+       "repr(nn.ELU(alpha=0.5))", "repr(nn.Softplus())", "repr(nn.Softplus(beta=0.5, threshold=10))",
+       "repr(nn.Conv1d(3, 5, 4, padding='same'))",
+       "repr(nn.Conv1d(2, 4, 3, stride=2, padding=1, dilation=2, groups=2, bias=False))",
+       "repr(nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1))", "repr(nn.Conv2d(3, 8, 3, padding='same'))",
+       "repr(nn.Upsample(scale_factor=2))", "repr(nn.Upsample(size=(4, 5), mode='bilinear'))"},
       kPySetup);
   CHECK(simple.to_string() == py[0]);
   CHECK(two.to_string() == py[1]);
@@ -157,6 +162,18 @@ TEST_CASE("module: print(model) is byte-for-byte PyTorch's") {
   CHECK(nn::Linear(3, 2, {.bias = false}).to_string() == py[12]);
   CHECK(nn::Identity().to_string() == py[13]);
   CHECK(nn::LogSoftmax(-1).to_string() == py[14]);
+  CHECK(nn::LeakyReLU().to_string() == py[15]);
+  CHECK(nn::LeakyReLU(0.2).to_string() == py[16]);
+  CHECK(nn::SiLU().to_string() == py[17]);
+  CHECK(nn::ELU(0.5).to_string() == py[18]);
+  CHECK(nn::Softplus().to_string() == py[19]);
+  CHECK(nn::Softplus(0.5, 10).to_string() == py[20]);
+  CHECK(nn::Conv1d(3, 5, 4, {.padding = "same"}).to_string() == py[21]);
+  CHECK(nn::Conv1d(2, 4, 3, {.stride = 2, .padding = 1, .dilation = 2, .groups = 2, .bias = false}).to_string() == py[22]);
+  CHECK(nn::ConvTranspose2d(4, 2, 3, {.stride = 2, .padding = 1, .output_padding = 1}).to_string() == py[23]);
+  CHECK(nn::Conv2d(3, 8, 3, {.padding = "same"}).to_string() == py[24]);
+  CHECK(nn::Upsample({.scale_factor = {2}}).to_string() == py[25]);
+  CHECK(nn::Upsample({.size = {4, 5}, .mode = "bilinear"}).to_string() == py[26]);
   std::ostringstream os;
   os << simple;
   CHECK(os.str() == py[0]);

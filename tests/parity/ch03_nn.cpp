@@ -77,3 +77,89 @@ PARITY_CASE("model/small-cnn") {
   h = F::max_pool2d(F::relu(h), 2);
   return {F::linear(h.flatten(1), in["lw"], in["lb"]), rm, rv};
 }
+
+// ---- activations with a parameter (issue 18) ----------------------------------------------------
+PARITY_CASE("leaky_relu/default") { return F::leaky_relu(in["x"]); }
+PARITY_CASE("leaky_relu/slope-edges") { return F::leaky_relu(in["x"], 0.2); }
+PARITY_CASE("leaky_relu/module-transposed") { return kd::nn::LeakyReLU(0.3)(in["x"].t()); }
+PARITY_CASE("leaky_relu/0d-float64") { return F::leaky_relu(in["x"], 0.1); }
+PARITY_CASE("leaky_relu/int-input") { return F::leaky_relu(in["x"]); }
+PARITY_CASE("silu/basic") { return F::silu(in["x"]); }
+PARITY_CASE("silu/edges") { return kd::nn::SiLU()(in["x"]); }
+PARITY_CASE("silu/strided-float64") { return F::silu(in["x"].slice(1, 0, 8, 2)); }
+PARITY_CASE("silu/empty") { return F::silu(in["x"]); }
+PARITY_CASE("elu/default") { return F::elu(in["x"]); }
+PARITY_CASE("elu/alpha-edges") { return kd::nn::ELU(0.5)(in["x"]); }
+PARITY_CASE("elu/0d") { return F::elu(in["x"], 2.0); }
+PARITY_CASE("elu/expanded-float64") { return F::elu(in["x"].expand({4, 3}), 1.5); }
+PARITY_CASE("softplus/default") { return F::softplus(in["x"]); }
+PARITY_CASE("softplus/beta-threshold") { return F::softplus(in["x"], 2.0, 5.0); }
+PARITY_CASE("softplus/module-large") { return kd::nn::Softplus(0.5, 10)(in["x"]); }
+PARITY_CASE("softplus/float64-empty") { return F::softplus(in["x"], 3.0); }
+PARITY_CASE("softplus/int-input") { return F::softplus(in["x"]); }
+
+// ---- issue 18's layers --------------------------------------------------------------------------
+PARITY_CASE("conv1d/basic") { return F::conv1d(in["x"], in["w"], in["b"]); }
+PARITY_CASE("conv1d/stride-padding-dilation") { return F::conv1d(in["x"], in["w"], Tensor(), 2, 2, 2); }
+PARITY_CASE("conv1d/groups-unbatched") { return F::conv1d(in["x"], in["w"], in["b"], 1, 1, 1, 2); }
+PARITY_CASE("conv1d/transposed-float64") { return F::conv1d(in["x"].transpose(1, 2), in["w"]); }
+PARITY_CASE("conv1d/same") { return F::conv1d(in["x"], in["w"], in["b"], 1, "same"); }
+PARITY_CASE("conv1d/module-same") {
+  kd::nn::Conv1d conv(3, 5, 4, {.padding = "same"});
+  conv.load_state_dict({{"weight", in["w"]}, {"bias", in["b"]}});
+  return conv(in["x"]);
+}
+PARITY_CASE("conv1d/same-dilation") { return F::conv1d(in["x"], in["w"], Tensor(), 1, "same", 3); }
+PARITY_CASE("conv1d/valid") { return F::conv1d(in["x"], in["w"], Tensor(), 1, "valid"); }
+PARITY_CASE("conv1d/channel-mismatch") { return F::conv1d(in["x"], in["w"]); }
+PARITY_CASE("conv1d/same-strided") { return F::conv1d(in["x"], in["w"], Tensor(), 2, "same"); }
+PARITY_CASE("conv1d/bad-padding-string") { return F::conv1d(in["x"], in["w"], Tensor(), 1, "full"); }
+PARITY_CASE("conv2d/same-odd-kernel") { return F::conv2d(in["x"], in["w"], in["b"], 1, "same"); }
+PARITY_CASE("conv2d/same-even-kernel") { return F::conv2d(in["x"], in["w"], Tensor(), 1, "same"); }
+PARITY_CASE("conv2d/same-dilation-groups") { return F::conv2d(in["x"], in["w"], Tensor(), 1, "same", {2, 1}, 2); }
+PARITY_CASE("conv2d/same-unbatched") { return F::conv2d(in["x"], in["w"], Tensor(), 1, "same"); }
+PARITY_CASE("conv2d/same-strided") { return F::conv2d(in["x"], in["w"], Tensor(), 2, "same"); }
+PARITY_CASE("conv_transpose2d/basic") { return F::conv_transpose2d(in["x"], in["w"], in["b"]); }
+PARITY_CASE("conv_transpose2d/stride-padding-output-padding") {
+  return F::conv_transpose2d(in["x"], in["w"], in["b"], 2, 1, 1);
+}
+PARITY_CASE("conv_transpose2d/rect-dilation-groups") {
+  return F::conv_transpose2d(in["x"], in["w"], Tensor(), {2, 1}, {0, 1}, 0, 2, {1, 2});
+}
+PARITY_CASE("conv_transpose2d/unbatched-transposed-float64") {
+  return F::conv_transpose2d(in["x"].transpose(1, 2), in["w"], Tensor(), 3);
+}
+PARITY_CASE("conv_transpose2d/module") {
+  kd::nn::ConvTranspose2d up(4, 2, 2, {.stride = 2});
+  up.load_state_dict({{"weight", in["w"]}, {"bias", in["b"]}});
+  return up(in["x"]);
+}
+PARITY_CASE("conv_transpose2d/channel-mismatch") { return F::conv_transpose2d(in["x"], in["w"]); }
+PARITY_CASE("conv_transpose2d/output-padding-too-large") {
+  return F::conv_transpose2d(in["x"], in["w"], Tensor(), 2, 0, 2);
+}
+PARITY_CASE("interpolate/nearest-scale2") { return F::interpolate(in["x"], {.scale_factor = {2}}); }
+PARITY_CASE("interpolate/nearest-size") { return F::interpolate(in["x"], {.size = {7, 3}}); }
+PARITY_CASE("interpolate/nearest-fractional-scale") { return F::interpolate(in["x"], {.scale_factor = {1.5, 0.7}}); }
+PARITY_CASE("interpolate/bilinear-scale2") {
+  return F::interpolate(in["x"], {.scale_factor = {2}, .mode = "bilinear"});
+}
+PARITY_CASE("interpolate/bilinear-size-align") {
+  return F::interpolate(in["x"], {.size = {7, 9}, .mode = "bilinear", .align_corners = true});
+}
+PARITY_CASE("interpolate/bilinear-downsample") { return F::interpolate(in["x"], {.size = {3, 2}, .mode = "bilinear"}); }
+PARITY_CASE("interpolate/bilinear-align-one-pixel") {
+  return F::interpolate(in["x"], {.size = {1, 4}, .mode = "bilinear", .align_corners = true});
+}
+PARITY_CASE("interpolate/bilinear-transposed-float64") {
+  return F::interpolate(in["x"].transpose(2, 3), {.scale_factor = {1.7}, .mode = "bilinear"});
+}
+PARITY_CASE("interpolate/upsample-module") { return kd::nn::Upsample({.scale_factor = {3}})(in["x"]); }
+PARITY_CASE("interpolate/upsample-module-bilinear") {
+  return kd::nn::Upsample({.size = {5, 5}, .mode = "bilinear", .align_corners = false})(in["x"]);
+}
+PARITY_CASE("interpolate/nearest-align-corners") {
+  return F::interpolate(in["x"], {.scale_factor = {2}, .align_corners = true});
+}
+PARITY_CASE("interpolate/size-and-scale") { return F::interpolate(in["x"], {.size = {4}, .scale_factor = {2}}); }
+PARITY_CASE("interpolate/bilinear-3d") { return F::interpolate(in["x"], {.scale_factor = {2}, .mode = "bilinear"}); }

@@ -92,3 +92,106 @@ def small_cnn(x, cw, cb, bw, bb, lw, lb, rm, rv):
 case("model/small-cnn", small_cnn, grad=True, nograd=("rm", "rv"), atol=1e-4,  # three layers of float32 sums
      x=randn(4, 1, 6, 6), cw=randn(3, 1, 3, 3), cb=randn(3), bw=randn(3), bb=randn(3), lw=randn(2, 27), lb=randn(2),
      rm=randn(3), rv=positive(3))
+
+# ---- activations with a parameter (issue 18): values across 0, views, 0-d and empty inputs ---------
+EDGES = [[-3.0, -1.0, -0.0, 0.0, 1e-3, 2.5], [30.0, -30.0, 0.5, -0.5, 7.0, -7.0]]
+case("leaky_relu/default", lambda x: F.leaky_relu(x), grad=True, x=randn(4, 6))
+case("leaky_relu/slope-edges", lambda x: F.leaky_relu(x, 0.2), grad=True, x=value(EDGES))
+case("leaky_relu/module-transposed", lambda x: torch.nn.LeakyReLU(0.3)(x.t()), grad=True, x=randn(5, 3))
+case("leaky_relu/0d-float64", lambda x: F.leaky_relu(x, 0.1), grad=True, x=value(-2.0, dtype="float64"))
+case("leaky_relu/int-input", lambda x: F.leaky_relu(x), x=randint(-3, 3, 4), expect_error=True)
+case("silu/basic", lambda x: F.silu(x), grad=True, x=randn(4, 6, scale=3.0))
+case("silu/edges", lambda x: torch.nn.SiLU()(x), grad=True, x=value(EDGES))
+case("silu/strided-float64", lambda x: F.silu(x[:, ::2]), grad=True, x=randn(3, 8, dtype="float64"))
+case("silu/empty", lambda x: F.silu(x), grad=True, x=randn(0, 3))
+case("elu/default", lambda x: F.elu(x), grad=True, x=randn(4, 6, scale=2.0))
+case("elu/alpha-edges", lambda x: torch.nn.ELU(alpha=0.5)(x), grad=True, x=value(EDGES))
+case("elu/0d", lambda x: F.elu(x, 2.0), grad=True, x=value(-0.7))
+case("elu/expanded-float64", lambda x: F.elu(x.expand(4, 3), 1.5), grad=True, x=randn(1, 3, dtype="float64"))
+case("softplus/default", lambda x: F.softplus(x), grad=True, x=randn(4, 6, scale=3.0))
+case("softplus/beta-threshold", lambda x: F.softplus(x, beta=2.0, threshold=5.0), grad=True, x=value(EDGES))
+case("softplus/module-large", lambda x: torch.nn.Softplus(beta=0.5, threshold=10)(x), grad=True,
+     x=randn(3, 5, scale=30.0))
+case("softplus/float64-empty", lambda x: F.softplus(x, beta=3.0), grad=True, x=randn(2, 0, dtype="float64"))
+case("softplus/int-input", lambda x: F.softplus(x), x=randint(-3, 3, 4), expect_error=True)
+
+# ---- issue 18's layers: conv1d, padding="same", conv_transpose2d, interpolate --------------------------
+case("conv1d/basic", lambda x, w, b: F.conv1d(x, w, b), grad=True, x=randn(2, 3, 9), w=randn(4, 3, 3), b=randn(4))
+case("conv1d/stride-padding-dilation", lambda x, w: F.conv1d(x, w, None, stride=2, padding=2, dilation=2), grad=True,
+     x=randn(2, 2, 11), w=randn(3, 2, 3))
+case("conv1d/groups-unbatched", lambda x, w, b: F.conv1d(x, w, b, groups=2, padding=1), grad=True, x=randn(4, 7),
+     w=randn(6, 2, 3), b=randn(6))
+case("conv1d/transposed-float64", lambda x, w: F.conv1d(x.transpose(1, 2), w), grad=True,
+     x=randn(2, 8, 3, dtype="float64"), w=randn(2, 3, 4, dtype="float64"))
+def with_weights(module, w, b):
+    """The module with w and b copied in (its forward is compared; the functional cases check backward)."""
+    with torch.no_grad():
+        module.weight.copy_(w)
+        module.bias.copy_(b)
+    return module
+
+
+case("conv1d/same", lambda x, w, b: F.conv1d(x, w, b, padding="same"), grad=True, x=randn(2, 3, 10),
+     w=randn(5, 3, 4), b=randn(5))
+case("conv1d/module-same", lambda x, w, b: with_weights(torch.nn.Conv1d(3, 5, 4, padding="same"), w, b)(x),
+     x=randn(2, 3, 10), w=randn(5, 3, 4), b=randn(5))
+case("conv1d/same-dilation", lambda x, w: F.conv1d(x, w, padding="same", dilation=3), grad=True, x=randn(1, 2, 12),
+     w=randn(2, 2, 3))
+case("conv1d/valid", lambda x, w: F.conv1d(x, w, padding="valid"), grad=True, x=randn(1, 2, 6), w=randn(3, 2, 3))
+case("conv1d/channel-mismatch", lambda x, w: F.conv1d(x, w), x=randn(1, 2, 8), w=randn(4, 3, 3), expect_error=True)
+case("conv1d/same-strided", lambda x, w: F.conv1d(x, w, stride=2, padding="same"), x=randn(1, 2, 8), w=randn(4, 2, 3),
+     expect_error=True)
+case("conv1d/bad-padding-string", lambda x, w: F.conv1d(x, w, padding="full"), x=randn(1, 2, 8), w=randn(4, 2, 3),
+     expect_error=True)
+case("conv2d/same-odd-kernel", lambda x, w, b: F.conv2d(x, w, b, padding="same"), grad=True, x=randn(2, 3, 6, 7),
+     w=randn(4, 3, 3, 5), b=randn(4))
+case("conv2d/same-even-kernel", lambda x, w: F.conv2d(x, w, padding="same"), grad=True, x=randn(2, 2, 5, 6),
+     w=randn(3, 2, 2, 4))
+case("conv2d/same-dilation-groups", lambda x, w: F.conv2d(x, w, padding="same", dilation=(2, 1), groups=2), grad=True,
+     x=randn(1, 4, 7, 6), w=randn(4, 2, 2, 3))
+case("conv2d/same-unbatched", lambda x, w: F.conv2d(x, w, padding="same"), grad=True, x=randn(2, 5, 5),
+     w=randn(3, 2, 4, 4))
+case("conv2d/same-strided", lambda x, w: F.conv2d(x, w, stride=2, padding="same"), x=randn(1, 2, 8, 8),
+     w=randn(4, 2, 3, 3), expect_error=True)
+case("conv_transpose2d/basic", lambda x, w, b: F.conv_transpose2d(x, w, b), grad=True, x=randn(2, 3, 4, 5),
+     w=randn(3, 2, 3, 3), b=randn(2))
+case("conv_transpose2d/stride-padding-output-padding",
+     lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), grad=True,
+     x=randn(2, 2, 4, 4), w=randn(2, 3, 3, 3), b=randn(3))
+case("conv_transpose2d/rect-dilation-groups",
+     lambda x, w: F.conv_transpose2d(x, w, None, stride=(2, 1), padding=(0, 1), groups=2, dilation=(1, 2)), grad=True,
+     x=randn(1, 4, 3, 5), w=randn(4, 3, 2, 3))
+case("conv_transpose2d/unbatched-transposed-float64", lambda x, w: F.conv_transpose2d(x.transpose(1, 2), w, stride=3),
+     grad=True, x=randn(2, 4, 3, dtype="float64"), w=randn(2, 1, 2, 2, dtype="float64"))
+case("conv_transpose2d/module", lambda x, w, b: with_weights(torch.nn.ConvTranspose2d(4, 2, 2, stride=2), w, b)(x),
+     x=randn(1, 4, 3, 3), w=randn(4, 2, 2, 2), b=randn(2))
+case("conv_transpose2d/channel-mismatch", lambda x, w: F.conv_transpose2d(x, w), x=randn(1, 3, 4, 4),
+     w=randn(2, 3, 3, 3), expect_error=True)
+case("conv_transpose2d/output-padding-too-large", lambda x, w: F.conv_transpose2d(x, w, stride=2, output_padding=2),
+     x=randn(1, 2, 4, 4), w=randn(2, 3, 3, 3), expect_error=True)
+case("interpolate/nearest-scale2", lambda x: F.interpolate(x, scale_factor=2), grad=True, x=randn(2, 3, 4, 5))
+case("interpolate/nearest-size", lambda x: F.interpolate(x, size=(7, 3)), grad=True, x=randn(1, 2, 5, 6))
+case("interpolate/nearest-fractional-scale", lambda x: F.interpolate(x, scale_factor=(1.5, 0.7)), grad=True,
+     x=randn(1, 2, 5, 7))
+case("interpolate/bilinear-scale2", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), grad=True,
+     x=randn(2, 2, 4, 3))
+case("interpolate/bilinear-size-align", lambda x: F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=True),
+     grad=True, x=randn(1, 3, 4, 5))
+case("interpolate/bilinear-downsample", lambda x: F.interpolate(x, size=(3, 2), mode="bilinear"), grad=True,
+     x=randn(1, 2, 8, 7))
+case("interpolate/bilinear-align-one-pixel", lambda x: F.interpolate(x, size=(1, 4), mode="bilinear",
+                                                                      align_corners=True), grad=True, x=randn(1, 1, 3, 3))
+case("interpolate/bilinear-transposed-float64", lambda x: F.interpolate(x.transpose(2, 3), scale_factor=1.7,
+                                                                         mode="bilinear"), grad=True,
+     x=randn(1, 2, 4, 6, dtype="float64"))
+case("interpolate/upsample-module", lambda x: torch.nn.Upsample(scale_factor=3, mode="nearest")(x), grad=True,
+     x=randn(1, 1, 2, 2))
+case("interpolate/upsample-module-bilinear", lambda x: torch.nn.Upsample(size=(5, 5), mode="bilinear",
+                                                                          align_corners=False)(x), grad=True,
+     x=randn(2, 1, 3, 4))
+case("interpolate/nearest-align-corners", lambda x: F.interpolate(x, scale_factor=2, align_corners=True),
+     x=randn(1, 1, 2, 2), expect_error=True)
+case("interpolate/size-and-scale", lambda x: F.interpolate(x, size=4, scale_factor=2), x=randn(1, 1, 2, 2),
+     expect_error=True)
+case("interpolate/bilinear-3d", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), x=randn(1, 2, 4),
+     expect_error=True)

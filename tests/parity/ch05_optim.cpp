@@ -1,6 +1,10 @@
 // Chapter 5 parity: the Kindling twin of every case in ch05_optim.py.
 #include <kindling/train.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
 #include "parity.hpp"
 
 namespace kd = kindling;
@@ -80,6 +84,33 @@ OPT_CASE("adamw/negative-weight-decay", optim::AdamW(p, {.weight_decay = -0.1}))
 OPT_CASE("adamw/beta2-one", optim::AdamW(p, {.betas = {0.9, 1.0}}))
 OPT_CASE("sgd/zero-lr", optim::SGD(p, {.lr = 0.0, .momentum = 0.9}))
 OPT_CASE("adam/zero-betas", optim::Adam(p, {.lr = 1e-2, .betas = {0.0, 0.0}}))
+// issue 18: RMSprop and Adagrad
+OPT_CASE("rmsprop/default", optim::RMSprop(p))
+OPT_CASE("rmsprop/alpha-eps", optim::RMSprop(p, {.lr = 1e-3, .alpha = 0.9, .eps = 1e-4}))
+OPT_CASE("rmsprop/momentum", optim::RMSprop(p, {.lr = 1e-3, .momentum = 0.9}))
+OPT_CASE("rmsprop/centered", optim::RMSprop(p, {.lr = 1e-3, .centered = true}))
+OPT_CASE("rmsprop/centered-momentum-wd",
+         optim::RMSprop(p, {.lr = 1e-3, .weight_decay = 0.1, .momentum = 0.5, .centered = true}))
+OPT_CASE("rmsprop/maximize", optim::RMSprop(p, {.lr = 1e-3, .momentum = 0.9, .maximize = true}))
+OPT_CASE("rmsprop/float64", optim::RMSprop(p, {.lr = 1e-2, .momentum = 0.9, .centered = true}))
+OPT_CASE("rmsprop/zero-alpha", optim::RMSprop(p, {.lr = 1e-3, .alpha = 0.0}))
+OPT_CASE("rmsprop/negative-lr", optim::RMSprop(p, {.lr = -1e-3}))
+OPT_CASE("rmsprop/negative-eps", optim::RMSprop(p, {.eps = -1e-8}))
+OPT_CASE("rmsprop/negative-momentum", optim::RMSprop(p, {.momentum = -0.1}))
+OPT_CASE("rmsprop/negative-weight-decay", optim::RMSprop(p, {.weight_decay = -0.1}))
+OPT_CASE("rmsprop/negative-alpha", optim::RMSprop(p, {.alpha = -0.5}))
+OPT_CASE("adagrad/default", optim::Adagrad(p))
+OPT_CASE("adagrad/lr-decay", optim::Adagrad(p, {.lr = 0.1, .lr_decay = 0.05}))
+OPT_CASE("adagrad/initial-accumulator-eps",
+         optim::Adagrad(p, {.lr = 0.1, .initial_accumulator_value = 0.5, .eps = 1e-3}))
+OPT_CASE("adagrad/weight-decay", optim::Adagrad(p, {.lr = 0.1, .weight_decay = 0.2}))
+OPT_CASE("adagrad/maximize", optim::Adagrad(p, {.lr = 0.1, .lr_decay = 0.01, .maximize = true}))
+OPT_CASE("adagrad/float64", optim::Adagrad(p, {.lr = 0.1, .lr_decay = 0.05, .weight_decay = 0.1}))
+OPT_CASE("adagrad/negative-lr", optim::Adagrad(p, {.lr = -0.1}))
+OPT_CASE("adagrad/negative-lr-decay", optim::Adagrad(p, {.lr_decay = -0.1}))
+OPT_CASE("adagrad/negative-weight-decay", optim::Adagrad(p, {.weight_decay = -0.1}))
+OPT_CASE("adagrad/negative-initial-accumulator", optim::Adagrad(p, {.initial_accumulator_value = -1}))
+OPT_CASE("adagrad/negative-eps", optim::Adagrad(p, {.eps = -1e-10}))
 
 PARITY_CASE("sched/step") {
   return lr_sequence([](optim::Optimizer& o) { return optim::StepLR(o, 7, 0.5); }, epoch_step);
@@ -111,6 +142,156 @@ PARITY_CASE("sched/plateau-max") {
   return lr_sequence(
       [](optim::Optimizer& o) { return optim::ReduceLROnPlateau(o, {.mode = O::Mode::Max, .factor = 0.5, .patience = 3}); },
       [](auto& s, int e) { s.step(-kPlateau[e]); });
+}
+
+// issue 18's schedulers
+PARITY_CASE("sched/lambda") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LambdaLR(o, [](std::int64_t e) { return std::pow(0.95, e); }); },
+                     epoch_step);
+}
+PARITY_CASE("sched/lambda-warmup") {
+  return lr_sequence(
+      [](optim::Optimizer& o) {
+        return optim::LambdaLR(o, [](std::int64_t e) { return std::min(1.0, static_cast<double>(e + 1) / 5); });
+      },
+      epoch_step);
+}
+PARITY_CASE("sched/linear-default") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o); }, epoch_step);
+}
+PARITY_CASE("sched/linear-warmup") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 0.25, 1.0, 8); }, epoch_step);
+}
+PARITY_CASE("sched/linear-decay") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 1.0, 0.1, 10); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 7); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts-mult") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 3, 2, 0.01); }, epoch_step);
+}
+
+namespace {
+// one_cycle() in the .py: the lr and the momentum (SGD's, or Adam's beta1) after each step.
+template <class Opt, class MakeSched, class Momentum>
+parity::Outputs one_cycle(Opt opt, MakeSched make_sched, Momentum momentum, int steps = 30) {
+  auto sched = make_sched(opt);
+  std::vector<double> lrs, moms;
+  for (int k = 0; k < steps; ++k) {
+    opt.step();
+    sched.step();
+    lrs.push_back(opt.lr());
+    moms.push_back(momentum(opt));
+  }
+  return {kd::tensor(lrs, {steps}), kd::tensor(moms, {steps})};
+}
+Tensor leaf() { return kd::zeros({1}).requires_grad_(); }
+auto sgd_momentum = [](optim::SGD& o) { return o.options().momentum; };
+using OC = optim::OneCycleLROptions;
+}  // namespace
+
+PARITY_CASE("sched/onecycle-cos") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 30}); }, sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-linear-three-phase") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) {
+                     return optim::OneCycleLR(o, 0.5, {.epochs = 3, .steps_per_epoch = 10, .pct_start = 0.25,
+                                                       .anneal_strategy = OC::Anneal::Linear, .base_momentum = 0.8,
+                                                       .max_momentum = 0.9, .div_factor = 10,
+                                                       .final_div_factor = 100, .three_phase = true});
+                   },
+                   sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-adam") {
+  return one_cycle(optim::Adam({leaf()}, {.lr = 1e-3}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 0.01, {.total_steps = 40, .pct_start = 0.4}); },
+                   [](optim::Adam& o) { return o.options().betas.first; });
+}
+PARITY_CASE("sched/onecycle-no-momentum") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 31, .cycle_momentum = false}); },
+                   sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-too-many-steps") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 29}); }, sgd_momentum);
+}
+PARITY_CASE("sched/onecycle-adagrad-momentum") {
+  return one_cycle(optim::Adagrad({leaf()}),
+                   [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {.total_steps = 30}); },
+                   [](optim::Adagrad&) { return 0.0; });
+}
+PARITY_CASE("sched/onecycle-no-total") {
+  return one_cycle(optim::SGD({leaf()}, {.lr = 0.1}), [](optim::Optimizer& o) { return optim::OneCycleLR(o, 1.0, {}); },
+                   sgd_momentum);
+}
+
+namespace {
+// lr_sequence() for a SequentialLR, whose parts must outlive it: they live in `parts`.
+template <class MakeParts>
+parity::Outputs sequential(MakeParts make_parts, std::vector<std::int64_t> milestones, int epochs = 30) {
+  Tensor p = leaf();
+  optim::SGD opt({p}, {.lr = 0.1});
+  std::vector<std::unique_ptr<optim::LRScheduler>> parts = make_parts(opt);
+  std::vector<optim::LRScheduler*> ptrs;
+  for (auto& s : parts) ptrs.push_back(s.get());
+  optim::SequentialLR seq(opt, ptrs, std::move(milestones));
+  std::vector<double> lrs;
+  for (int e = 0; e < epochs; ++e) {
+    opt.step();
+    seq.step();
+    lrs.push_back(opt.lr());
+  }
+  return kd::tensor(lrs, {epochs});
+}
+using Parts = std::vector<std::unique_ptr<optim::LRScheduler>>;
+}  // namespace
+
+PARITY_CASE("sched/sequential-warmup-cosine") {
+  return sequential(
+      [](optim::Optimizer& o) {
+        Parts v;
+        v.push_back(std::make_unique<optim::LinearLR>(o, 0.1, 1.0, 5));
+        v.push_back(std::make_unique<optim::CosineAnnealingLR>(o, 20));
+        return v;
+      },
+      {5});
+}
+PARITY_CASE("sched/sequential-three") {
+  return sequential(
+      [](optim::Optimizer& o) {
+        Parts v;
+        v.push_back(std::make_unique<optim::LambdaLR>(o, [](std::int64_t e) { return 0.5 + 0.1 * static_cast<double>(e); }));
+        v.push_back(std::make_unique<optim::StepLR>(o, 3, 0.5));
+        v.push_back(std::make_unique<optim::CosineAnnealingWarmRestarts>(o, 4));
+        return v;
+      },
+      {4, 12});
+}
+PARITY_CASE("sched/sequential-bad-milestones") {
+  return sequential(
+      [](optim::Optimizer& o) {
+        Parts v;
+        v.push_back(std::make_unique<optim::LinearLR>(o));
+        v.push_back(std::make_unique<optim::ExponentialLR>(o, 0.9));
+        return v;
+      },
+      {3, 6});
+}
+PARITY_CASE("sched/linear-bad-start") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 0.0); }, epoch_step);
+}
+PARITY_CASE("sched/linear-bad-end") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 1.0 / 3, 1.5); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts-bad-t0") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 0); }, epoch_step);
+}
+PARITY_CASE("sched/warm-restarts-bad-tmult") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 2, 0); }, epoch_step);
 }
 
 using R = kindling::nn::Reduction;
@@ -164,6 +345,67 @@ PARITY_CASE("loss/bce-with-logits-empty-batch-backward-twice") {
   loss.backward({}, /*retain_graph=*/true);
   return loss;
 }
+
+// ---- issue 18's losses ------------------------------------------------------------------------------
+PARITY_CASE("loss/bce") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-weight-sum") {
+  return F::binary_cross_entropy(in["x"], in["y"], {.reduction = R::Sum, .weight = in["w"]});
+}
+PARITY_CASE("loss/bce-none-float64") { return F::binary_cross_entropy(in["x"], in["y"], {.reduction = R::None}); }
+PARITY_CASE("loss/bce-module-transposed") { return kd::nn::BCELoss()(in["x"].t(), in["y"]); }
+PARITY_CASE("loss/bce-saturated") { return F::binary_cross_entropy(in["x"], in["y"], {.reduction = R::None}); }
+PARITY_CASE("loss/bce-empty") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-input-out-of-range") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-shape-mismatch") { return F::binary_cross_entropy(in["x"], in["y"]); }
+PARITY_CASE("loss/bce-weight-beyond-input") { return F::binary_cross_entropy(in["x"], in["y"], {.weight = in["w"]}); }
+PARITY_CASE("loss/kl-div-mean") { return F::kl_div(in["x"], in["y"]); }
+PARITY_CASE("loss/kl-div-batchmean") {
+  return F::kl_div(in["x"].log_softmax(1), in["y"].softmax(1), {.reduction = R::BatchMean});
+}
+PARITY_CASE("loss/kl-div-sum-zero-target") { return F::kl_div(in["x"], in["y"], {.reduction = R::Sum}); }
+PARITY_CASE("loss/kl-div-none-log-target") {
+  return kd::nn::KLDivLoss({.reduction = R::None, .log_target = true})(in["x"], in["y"]);
+}
+PARITY_CASE("loss/kl-div-batchmean-log-target-float64") {
+  return F::kl_div(in["x"], in["y"], {.reduction = R::BatchMean, .log_target = true});
+}
+PARITY_CASE("loss/kl-div-batchmean-0d") { return F::kl_div(in["x"], in["y"], {.reduction = R::BatchMean}); }
+PARITY_CASE("loss/huber") { return F::huber_loss(in["x"], in["y"]); }
+PARITY_CASE("loss/huber-delta-sum") { return kd::nn::HuberLoss({.reduction = R::Sum, .delta = 0.5})(in["x"], in["y"]); }
+PARITY_CASE("loss/huber-none-float64") { return F::huber_loss(in["x"], in["y"], {.reduction = R::None, .delta = 2.0}); }
+PARITY_CASE("loss/huber-at-delta") { return F::huber_loss(in["x"], in["y"], {.reduction = R::None, .delta = 0.5}); }
+PARITY_CASE("loss/huber-zero-delta") { return F::huber_loss(in["x"], in["y"], {.delta = 0.0}); }
+PARITY_CASE("loss/cross-entropy-kdim") { return F::cross_entropy(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-kdim-none") { return F::cross_entropy(in["x"], in["t"], {.reduction = R::None}); }
+PARITY_CASE("loss/cross-entropy-kdim-weight-ignore") {
+  return F::cross_entropy(in["x"], in["t"], {.ignore_index = 0, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-kdim-smoothing-weight-ignore") {
+  return F::cross_entropy(in["x"], in["t"], {.ignore_index = 2, .label_smoothing = 0.2, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-kdim-smoothing-sum") {
+  return F::cross_entropy(in["x"].transpose(2, 3), in["t"], {.reduction = R::Sum, .label_smoothing = 0.1});
+}
+PARITY_CASE("loss/cross-entropy-kdim-bad-target") { return F::cross_entropy(in["x"], in["t"]); }
+PARITY_CASE("loss/nll-kdim") { return F::nll_loss(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-soft") { return F::cross_entropy(in["x"], in["p"] / in["p"].sum(1, true)); }
+PARITY_CASE("loss/cross-entropy-soft-smoothing-weight") {
+  return F::cross_entropy(in["x"], in["p"].softmax(1), {.label_smoothing = 0.25, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-soft-none") {
+  return F::cross_entropy(in["x"], in["p"].softmax(1), {.reduction = R::None});
+}
+PARITY_CASE("loss/cross-entropy-soft-kdim-sum") {
+  return kd::nn::CrossEntropyLoss({.reduction = R::Sum})(in["x"], in["p"].softmax(1));
+}
+PARITY_CASE("loss/cross-entropy-soft-1d-float64") { return F::cross_entropy(in["x"], in["p"].softmax(0)); }
+PARITY_CASE("loss/cross-entropy-soft-empty") { return F::cross_entropy(in["x"], in["p"]); }
+PARITY_CASE("loss/cross-entropy-soft-ignore-index") { return F::cross_entropy(in["x"], in["p"], {.ignore_index = 1}); }
+PARITY_CASE("loss/cross-entropy-soft-int-target") { return F::cross_entropy(in["x"], in["p"]); }
+PARITY_CASE("loss/cross-entropy-smoothing-above-one") {
+  return F::cross_entropy(in["x"], in["t"], {.label_smoothing = 1.5});
+}
+PARITY_CASE("loss/cross-entropy-bad-weight-shape") { return F::cross_entropy(in["x"], in["p"], {.weight = in["w"]}); }
 
 // ---- a whole training loop (train_loop() in the .py) ---------------------------------------------
 namespace {

@@ -68,6 +68,35 @@ opt_error_case("adamw/beta2-one", lambda p: torch.optim.AdamW(p, betas=(0.9, 1.0
 opt_case("sgd/zero-lr", lambda p: torch.optim.SGD(p, lr=0.0, momentum=0.9))
 opt_case("adam/zero-betas", lambda p: torch.optim.Adam(p, lr=1e-2, betas=(0.0, 0.0)))
 
+# issue 18: RMSprop and Adagrad, every option, and torch.optim's checks.
+opt_case("rmsprop/default", lambda p: torch.optim.RMSprop(p))
+opt_case("rmsprop/alpha-eps", lambda p: torch.optim.RMSprop(p, lr=1e-3, alpha=0.9, eps=1e-4))
+opt_case("rmsprop/momentum", lambda p: torch.optim.RMSprop(p, lr=1e-3, momentum=0.9))
+opt_case("rmsprop/centered", lambda p: torch.optim.RMSprop(p, lr=1e-3, centered=True))
+opt_case("rmsprop/centered-momentum-wd", lambda p: torch.optim.RMSprop(p, lr=1e-3, centered=True, momentum=0.5,
+                                                                           weight_decay=0.1))
+opt_case("rmsprop/maximize", lambda p: torch.optim.RMSprop(p, lr=1e-3, momentum=0.9, maximize=True))
+opt_case("rmsprop/float64", lambda p: torch.optim.RMSprop(p, lr=1e-2, centered=True, momentum=0.9), dtype="float64")
+opt_case("rmsprop/zero-alpha", lambda p: torch.optim.RMSprop(p, lr=1e-3, alpha=0.0))
+opt_error_case("rmsprop/negative-lr", lambda p: torch.optim.RMSprop(p, lr=-1e-3))
+opt_error_case("rmsprop/negative-eps", lambda p: torch.optim.RMSprop(p, eps=-1e-8))
+opt_error_case("rmsprop/negative-momentum", lambda p: torch.optim.RMSprop(p, momentum=-0.1))
+opt_error_case("rmsprop/negative-weight-decay", lambda p: torch.optim.RMSprop(p, weight_decay=-0.1))
+opt_error_case("rmsprop/negative-alpha", lambda p: torch.optim.RMSprop(p, alpha=-0.5))
+opt_case("adagrad/default", lambda p: torch.optim.Adagrad(p))
+opt_case("adagrad/lr-decay", lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.05))
+opt_case("adagrad/initial-accumulator-eps", lambda p: torch.optim.Adagrad(p, lr=0.1, initial_accumulator_value=0.5,
+                                                                             eps=1e-3))
+opt_case("adagrad/weight-decay", lambda p: torch.optim.Adagrad(p, lr=0.1, weight_decay=0.2))
+opt_case("adagrad/maximize", lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01, maximize=True))
+opt_case("adagrad/float64", lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.05, weight_decay=0.1),
+         dtype="float64")
+opt_error_case("adagrad/negative-lr", lambda p: torch.optim.Adagrad(p, lr=-0.1))
+opt_error_case("adagrad/negative-lr-decay", lambda p: torch.optim.Adagrad(p, lr_decay=-0.1))
+opt_error_case("adagrad/negative-weight-decay", lambda p: torch.optim.Adagrad(p, weight_decay=-0.1))
+opt_error_case("adagrad/negative-initial-accumulator", lambda p: torch.optim.Adagrad(p, initial_accumulator_value=-1))
+opt_error_case("adagrad/negative-eps", lambda p: torch.optim.Adagrad(p, eps=-1e-10))
+
 
 # ---- LR schedulers: the lr after each of 30 epochs --------------------------------------------
 def lr_sequence(make_sched, epochs=30, metrics=None):
@@ -103,6 +132,65 @@ case("sched/plateau-cooldown-abs", lr_sequence(
                                   threshold_mode="abs", min_lr=0.01), metrics=PLATEAU), rtol=1e-12, atol=0)
 case("sched/plateau-max", lr_sequence(lambda o: S.ReduceLROnPlateau(o, mode="max", factor=0.5, patience=3),
                                       metrics=[-m for m in PLATEAU]), rtol=1e-12, atol=0)
+
+# issue 18: LambdaLR, LinearLR, CosineAnnealingWarmRestarts, OneCycleLR (lr and the momentum it cycles),
+# SequentialLR, and their argument checks.
+case("sched/lambda", lr_sequence(lambda o: S.LambdaLR(o, lambda e: 0.95 ** e)), rtol=1e-12, atol=0)
+case("sched/lambda-warmup", lr_sequence(lambda o: S.LambdaLR(o, lambda e: min(1.0, (e + 1) / 5))), rtol=1e-12, atol=0)
+case("sched/linear-default", lr_sequence(lambda o: S.LinearLR(o)), rtol=1e-12, atol=0)
+case("sched/linear-warmup", lr_sequence(lambda o: S.LinearLR(o, start_factor=0.25, total_iters=8)), rtol=1e-12,
+     atol=0)
+case("sched/linear-decay", lr_sequence(lambda o: S.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=10)),
+     rtol=1e-12, atol=0)
+case("sched/warm-restarts", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=7)), rtol=1e-12, atol=1e-15)
+case("sched/warm-restarts-mult", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2,
+                                                                                      eta_min=0.01)),
+     rtol=1e-12, atol=1e-15)
+
+
+def one_cycle(make_sched, make_opt=lambda p: torch.optim.SGD([p], lr=0.1), steps=30):
+    """The lr and the momentum (SGD's momentum or Adam's beta1) after each step."""
+    def run(*_):
+        p = torch.zeros(1, requires_grad=True)
+        opt = make_opt(p)
+        sched = make_sched(opt)
+        lrs, moms = [], []
+        for _ in range(steps):
+            opt.step()
+            sched.step()
+            g = opt.param_groups[0]
+            lrs.append(g["lr"])
+            moms.append(g["betas"][0] if "betas" in g else g["momentum"])
+        return torch.tensor(lrs, dtype=torch.float64), torch.tensor(moms, dtype=torch.float64)
+    return run
+
+
+case("sched/onecycle-cos", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=30)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-linear-three-phase", one_cycle(lambda o: S.OneCycleLR(
+    o, max_lr=0.5, epochs=3, steps_per_epoch=10, pct_start=0.25, anneal_strategy="linear", three_phase=True,
+    div_factor=10, final_div_factor=100, base_momentum=0.8, max_momentum=0.9)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-adam", one_cycle(lambda o: S.OneCycleLR(o, max_lr=0.01, total_steps=40, pct_start=0.4),
+                                      make_opt=lambda p: torch.optim.Adam([p], lr=1e-3)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-no-momentum", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=31,
+                                                                    cycle_momentum=False)), rtol=1e-12, atol=1e-15)
+case("sched/onecycle-too-many-steps", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=29)),
+     expect_error=True)
+case("sched/onecycle-adagrad-momentum", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=30),
+                                                  make_opt=lambda p: torch.optim.Adagrad([p])), expect_error=True)
+case("sched/onecycle-no-total", one_cycle(lambda o: S.OneCycleLR(o, max_lr=1.0)), expect_error=True)
+case("sched/sequential-warmup-cosine", lr_sequence(lambda o: S.SequentialLR(
+    o, [S.LinearLR(o, start_factor=0.1, total_iters=5), S.CosineAnnealingLR(o, T_max=20)], milestones=[5])),
+     rtol=1e-12, atol=1e-15)
+case("sched/sequential-three", lr_sequence(lambda o: S.SequentialLR(
+    o, [S.LambdaLR(o, lambda e: 0.5 + 0.1 * e), S.StepLR(o, step_size=3, gamma=0.5),
+        S.CosineAnnealingWarmRestarts(o, T_0=4)], milestones=[4, 12])), rtol=1e-12, atol=1e-15)
+case("sched/sequential-bad-milestones", lr_sequence(lambda o: S.SequentialLR(
+    o, [S.LinearLR(o), S.ExponentialLR(o, gamma=0.9)], milestones=[3, 6])), expect_error=True)
+case("sched/linear-bad-start", lr_sequence(lambda o: S.LinearLR(o, start_factor=0.0)), expect_error=True)
+case("sched/linear-bad-end", lr_sequence(lambda o: S.LinearLR(o, end_factor=1.5)), expect_error=True)
+case("sched/warm-restarts-bad-t0", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=0)), expect_error=True)
+case("sched/warm-restarts-bad-tmult", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0)),
+     expect_error=True)
 
 # ---- losses: forward and backward ---------------------------------------------------------------
 case("loss/cross-entropy", lambda x, t: F.cross_entropy(x, t), grad=True, x=randn(8, 5), t=randint(0, 5, 8))
@@ -205,3 +293,77 @@ def train_case(name, make_opt):
 train_case("mlp-adam", lambda p: torch.optim.Adam(p, lr=1e-2))
 train_case("mlp-sgd-momentum", lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9))
 train_case("mlp-adamw", lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1))
+
+
+# ---- issue 18's losses: BCE, KL divergence, Huber, K-dimensional and soft-label cross-entropy ---------
+case("loss/bce", lambda x, y: F.binary_cross_entropy(x, y), grad=True, x=rand(4, 3, low=0.05, high=0.95), y=rand(4, 3))
+case("loss/bce-weight-sum", lambda x, y, w: F.binary_cross_entropy(x, y, weight=w, reduction="sum"), grad=True,
+     nograd=["w"], x=rand(4, 3, low=0.05, high=0.95), y=rand(4, 3), w=rand(3, low=0.5, high=2))
+case("loss/bce-none-float64", lambda x, y: F.binary_cross_entropy(x, y, reduction="none"), grad=True,
+     x=rand(2, 5, low=0.05, high=0.95, dtype="float64"), y=rand(2, 5, dtype="float64"))
+case("loss/bce-module-transposed", lambda x, y: torch.nn.BCELoss()(x.t(), y), grad=True,
+     x=rand(3, 4, low=0.05, high=0.95), y=rand(4, 3))
+# exactly 0 and 1: the logs are clamped at -100 (a finite loss), the gradient's denominator at 1e-12
+case("loss/bce-saturated", lambda x, y: F.binary_cross_entropy(x, y, reduction="none"), grad=True, nograd=["y"],
+     x=value([0.0, 1.0, 0.0, 1.0, 0.5]), y=value([0.0, 1.0, 1.0, 0.0, 0.5]), rtol=1e-6, atol=1e-3)
+case("loss/bce-empty", lambda x, y: F.binary_cross_entropy(x, y), grad=True, x=rand(0, 3), y=rand(0, 3))
+case("loss/bce-input-out-of-range", lambda x, y: F.binary_cross_entropy(x, y), x=value([0.5, 1.5]),
+     y=value([0.0, 1.0]), expect_error=True)
+case("loss/bce-shape-mismatch", lambda x, y: F.binary_cross_entropy(x, y), x=rand(4, 1), y=rand(4),
+     expect_error=True)
+case("loss/bce-weight-beyond-input", lambda x, y, w: F.binary_cross_entropy(x, y, weight=w), nograd=["w"],
+     x=rand(4, 3), y=rand(4, 3), w=rand(2, 4, 3), expect_error=True)
+case("loss/kl-div-mean", lambda x, y: F.kl_div(x, y), grad=True, x=randn(4, 5), y=rand(4, 5, low=0.1, high=1))
+case("loss/kl-div-batchmean", lambda x, y: F.kl_div(x.log_softmax(1), y.softmax(1), reduction="batchmean"),
+     grad=True, x=randn(6, 5), y=randn(6, 5))
+case("loss/kl-div-sum-zero-target", lambda x, y: F.kl_div(x, y, reduction="sum"), grad=True, nograd=["y"],
+     x=randn(2, 3), y=value([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]]))
+case("loss/kl-div-none-log-target", lambda x, y: torch.nn.KLDivLoss(reduction="none", log_target=True)(x, y),
+     grad=True, x=randn(3, 4), y=randn(3, 4))
+case("loss/kl-div-batchmean-log-target-float64", lambda x, y: F.kl_div(x, y, reduction="batchmean", log_target=True),
+     grad=True, x=randn(4, 2, 3, dtype="float64"), y=randn(4, 2, 3, dtype="float64"))
+case("loss/kl-div-batchmean-0d", lambda x, y: F.kl_div(x, y, reduction="batchmean"), grad=True, x=value(-0.7),
+     y=value(0.4))
+case("loss/huber", lambda x, y: F.huber_loss(x, y), grad=True, x=randn(4, 3, scale=2), y=randn(4, 3))
+case("loss/huber-delta-sum", lambda x, y: torch.nn.HuberLoss(reduction="sum", delta=0.5)(x, y), grad=True,
+     x=randn(5, 3, scale=2), y=randn(5, 3))
+case("loss/huber-none-float64", lambda x, y: F.huber_loss(x, y, reduction="none", delta=2.0), grad=True,
+     x=randn(3, 4, scale=3, dtype="float64"), y=randn(3, 4, dtype="float64"))
+case("loss/huber-at-delta", lambda x, y: F.huber_loss(x, y, reduction="none", delta=0.5), grad=True,
+     x=value([0.5, -0.5, 0.0, 1.5]), y=value([0.0, 0.0, 0.0, 0.0]))
+case("loss/huber-zero-delta", lambda x, y: F.huber_loss(x, y, delta=0.0), x=randn(3), y=randn(3), expect_error=True)
+case("loss/cross-entropy-kdim", lambda x, t: F.cross_entropy(x, t), grad=True, x=randn(2, 4, 3, 5),
+     t=randint(0, 4, 2, 3, 5))
+case("loss/cross-entropy-kdim-none", lambda x, t: F.cross_entropy(x, t, reduction="none"), grad=True,
+     x=randn(3, 4, 6), t=randint(0, 4, 3, 6))
+case("loss/cross-entropy-kdim-weight-ignore", lambda x, t, w: F.cross_entropy(x, t, weight=w, ignore_index=0),
+     grad=True, nograd=["w"], x=randn(2, 3, 4, 2), t=randint(0, 3, 2, 4, 2), w=rand(3, low=0.5, high=2))
+case("loss/cross-entropy-kdim-smoothing-weight-ignore",
+     lambda x, t, w: F.cross_entropy(x, t, weight=w, ignore_index=2, label_smoothing=0.2), grad=True, nograd=["w"],
+     x=randn(2, 4, 5), t=randint(0, 4, 2, 5), w=rand(4, low=0.5, high=2))
+case("loss/cross-entropy-kdim-smoothing-sum", lambda x, t: F.cross_entropy(x.transpose(2, 3), t, label_smoothing=0.1,
+                                                                                 reduction="sum"),
+     grad=True, x=randn(2, 3, 2, 2), t=randint(0, 3, 2, 2, 2))
+case("loss/cross-entropy-kdim-bad-target", lambda x, t: F.cross_entropy(x, t), x=randn(2, 3, 4),
+     t=randint(0, 3, 2, 5), expect_error=True)
+case("loss/nll-kdim", lambda x, t: F.nll_loss(x, t), grad=True, x=randn(2, 3, 4), t=randint(0, 3, 2, 4))
+case("loss/cross-entropy-soft", lambda x, p: F.cross_entropy(x, p / p.sum(1, keepdim=True)), grad=True, x=randn(6, 4),
+     p=rand(6, 4))
+case("loss/cross-entropy-soft-smoothing-weight",
+     lambda x, p, w: F.cross_entropy(x, p.softmax(1), weight=w, label_smoothing=0.25), grad=True, nograd=["w"],
+     x=randn(5, 3), p=randn(5, 3), w=rand(3, low=0.5, high=2))
+case("loss/cross-entropy-soft-none", lambda x, p: F.cross_entropy(x, p.softmax(1), reduction="none"), grad=True,
+     x=randn(5, 3), p=randn(5, 3))
+case("loss/cross-entropy-soft-kdim-sum", lambda x, p: F.cross_entropy(x, p.softmax(1), reduction="sum"), grad=True,
+     x=randn(2, 3, 4), p=randn(2, 3, 4))
+case("loss/cross-entropy-soft-1d-float64", lambda x, p: F.cross_entropy(x, p.softmax(0)), grad=True,
+     x=randn(4, dtype="float64"), p=randn(4, dtype="float64"))
+case("loss/cross-entropy-soft-empty", lambda x, p: F.cross_entropy(x, p), grad=True, x=randn(0, 4), p=rand(0, 4))
+case("loss/cross-entropy-soft-ignore-index", lambda x, p: F.cross_entropy(x, p, ignore_index=1), x=randn(3, 4),
+     p=rand(3, 4), expect_error=True)
+case("loss/cross-entropy-soft-int-target", lambda x, p: F.cross_entropy(x, p), x=randn(3, 4),
+     p=randint(0, 2, 3, 4), expect_error=True)
+case("loss/cross-entropy-smoothing-above-one", lambda x, t: F.cross_entropy(x, t, label_smoothing=1.5),
+     x=randn(3, 4), t=randint(0, 4, 3), expect_error=True)
+case("loss/cross-entropy-bad-weight-shape", lambda x, p, w: F.cross_entropy(x, p, weight=w), nograd=["w"],
+     x=randn(3, 4), p=rand(3, 4), w=rand(3), expect_error=True)

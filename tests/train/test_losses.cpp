@@ -48,6 +48,24 @@ TEST_CASE("loss: bce_with_logits weights broadcast to the input, never beyond it
   CHECK(e.grad().shape() == kd::Shape{0, 4});
 }
 
+TEST_CASE("loss: kl_div and huber_loss refuse shapes that would broadcast, BatchMean is kl_div's (issue 18)") {
+  // Stricter than PyTorch on purpose: PyTorch broadcasts a [3] target against a [4, 3] input (kl_div
+  // silently, huber_loss with a warning), which averages a loss the model never meant.
+  const kd::Tensor x = kd::randn({4, 3}), y = kd::rand({3});
+  CHECK_THROWS_WITH(F::kl_div(x, y), Contains("kl_div") && Contains("[4, 3]") && Contains("[3]"));
+  CHECK_THROWS_WITH(F::huber_loss(x, y), Contains("huber_loss") && Contains("refuses on purpose"));
+  CHECK_THROWS_WITH(F::huber_loss(x, x, {.delta = -1}), Contains("delta"));
+  using R = kd::nn::Reduction;
+  CHECK_THROWS_WITH(F::mse_loss(x, x, R::BatchMean), Contains("mse_loss") && Contains("BatchMean"));
+  CHECK_THROWS_AS(F::cross_entropy(x, kd::zeros({4}, {.dtype = kd::kInt64}), {.reduction = R::BatchMean}),
+                  kd::ValueError);
+  CHECK_THROWS_AS(F::binary_cross_entropy(x.sigmoid(), x.sigmoid(), {.reduction = R::BatchMean}), kd::ValueError);
+  CHECK_NOTHROW(F::kl_div(x, kd::rand({4, 3}), {.reduction = R::BatchMean}));
+  // A class-probability target of int64 is named as such.
+  CHECK_THROWS_WITH(F::cross_entropy(x, kd::zeros({4, 3}, {.dtype = kd::kInt64})),
+                    Contains("class probabilities") && Contains("int64"));
+}
+
 TEST_CASE("loss: a loss that requires no grad builds no graph") {
   kd::Tensor x = kd::randn({4, 3});
   kd::Tensor loss = F::cross_entropy(x, kd::tensor(std::vector<std::int64_t>{0, 1, 2, 0}, {4}));

@@ -155,6 +155,18 @@ TEST_CASE("optim: AdamW with amsgrad resumes bit for bit from its state_dict") {
   check_resume([](std::vector<kd::Tensor> p) { return optim::AdamW(p, {.lr = 1e-2, .amsgrad = true}); });
 }
 
+TEST_CASE("optim: RMSprop, centred with momentum, resumes bit for bit from its state_dict") {
+  check_resume([](std::vector<kd::Tensor> p) {
+    return optim::RMSprop(p, {.lr = 1e-2, .weight_decay = 0.1, .momentum = 0.9, .centered = true});
+  });
+}
+
+TEST_CASE("optim: Adagrad with lr_decay resumes bit for bit from its state_dict") {
+  check_resume([](std::vector<kd::Tensor> p) {
+    return optim::Adagrad(p, {.lr = 0.1, .lr_decay = 0.05, .initial_accumulator_value = 0.1});
+  });
+}
+
 TEST_CASE("optim: state_dict holds step counts, buffers and options") {
   Problem pr(3);
   optim::Adam opt({pr.w, pr.b}, {.lr = 0.02, .weight_decay = 0.1});

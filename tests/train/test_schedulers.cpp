@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <kindling/train.hpp>
 
+#include <memory>
+
 namespace kd = kindling;
 namespace optim = kindling::optim;
 using Catch::Contains;
@@ -54,6 +56,77 @@ TEST_CASE("scheduler: an epoch scheduler resumes from its state_dict") {
     second.step();
     CHECK(c.lr() == expected[e]);  // bit-identical
   }
+}
+
+namespace {
+// Runs `make(opt)` straight for `epochs`, and for `k` epochs + state_dict -> fresh optimizer and
+// scheduler -> the rest: the lrs must agree to the last bit. `Sched` is built by `make` and stepped.
+template <class Make>
+void check_scheduler_resume(Make make, int epochs = 25, int k = 9) {
+  kd::Tensor p = param(), q = param();
+  optim::SGD a({p}, {.lr = 0.1});
+  auto straight = make(a);
+  std::vector<double> expected;
+  for (int e = 0; e < epochs; ++e) {
+    straight->step();
+    expected.push_back(a.lr());
+  }
+  std::map<std::string, double> saved;
+  optim::OptimizerState opt_state;
+  {
+    optim::SGD b({q}, {.lr = 0.1});
+    auto first = make(b);
+    for (int e = 0; e < k; ++e) first->step();
+    saved = first->state_dict();
+    opt_state = b.state_dict();
+  }
+  optim::SGD c({q}, {.lr = 0.1});
+  auto second = make(c);
+  c.load_state_dict(opt_state);
+  second->load_state_dict(saved);
+  for (int e = k; e < epochs; ++e) {
+    second->step();
+    CHECK(c.lr() == expected[e]);
+  }
+}
+
+// A SequentialLR and the parts it owns here, so the whole can be made and stepped like one scheduler.
+struct WarmupThenRestarts {
+  optim::LinearLR warmup;
+  optim::CosineAnnealingWarmRestarts restarts;
+  optim::SequentialLR seq;
+  explicit WarmupThenRestarts(optim::Optimizer& o)
+      : warmup(o, 0.2, 1.0, 4), restarts(o, 3, 2), seq(o, {&warmup, &restarts}, {4}) {}
+  void step() { seq.step(); }
+  std::map<std::string, double> state_dict() const { return seq.state_dict(); }
+  void load_state_dict(const std::map<std::string, double>& s) { seq.load_state_dict(s); }
+};
+}  // namespace
+
+TEST_CASE("scheduler: warm restarts, OneCycleLR and SequentialLR resume from their state_dict (issue 18)") {
+  check_scheduler_resume([](optim::Optimizer& o) { return std::make_unique<optim::CosineAnnealingWarmRestarts>(o, 3, 2); });
+  check_scheduler_resume([](optim::Optimizer& o) {
+    return std::make_unique<optim::OneCycleLR>(o, 1.0, optim::OneCycleLROptions{.total_steps = 30});
+  });
+  check_scheduler_resume([](optim::Optimizer& o) { return std::make_unique<WarmupThenRestarts>(o); });
+}
+
+TEST_CASE("scheduler: issue 18's schedulers refuse bad arguments with PyTorch's words") {
+  kd::Tensor p = param();
+  optim::SGD opt({p}, {.lr = 0.1});
+  CHECK_THROWS_WITH(optim::LinearLR(opt, 0.0), Contains("Starting multiplicative factor"));
+  CHECK_THROWS_WITH(optim::CosineAnnealingWarmRestarts(opt, 0), Contains("Expected positive integer T_0"));
+  CHECK_THROWS_WITH(optim::OneCycleLR(opt, 1.0, {}), Contains("total_steps OR (epochs AND steps_per_epoch)"));
+  CHECK_THROWS_WITH(optim::LambdaLR(opt, std::vector<optim::LambdaLR::Lambda>{}), Contains("Expected 1 lr_lambdas"));
+  optim::OneCycleLR one(opt, 1.0, {.total_steps = 2});
+  one.step();
+  one.step();
+  CHECK_THROWS_WITH(one.step(), Contains("Tried to step 4 times") && Contains("total steps is 2"));
+  kd::Tensor other = param();
+  optim::SGD opt2({other}, {.lr = 0.1});
+  optim::StepLR elsewhere(opt2, 3);
+  optim::StepLR here(opt, 3);
+  CHECK_THROWS_WITH(optim::SequentialLR(opt, {&here, &elsewhere}, {2}), Contains("same optimizer"));
 }
 
 TEST_CASE("scheduler: ReduceLROnPlateau keeps best, bad epochs and cooldown in its state_dict") {

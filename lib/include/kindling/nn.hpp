@@ -16,3 +16,4 @@
 #include "kindling/nn/pooling.hpp"
 #include "kindling/nn/serialize.hpp"
 #include "kindling/nn/state_dict.hpp"
+#include "kindling/nn/upsample.hpp"

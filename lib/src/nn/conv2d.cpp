@@ -12,6 +12,7 @@
 #include "kindling/tensor/creation.hpp"
 #include "nn/blas.hpp"
 #include "nn/checks.hpp"
+#include "nn/conv_padding.hpp"
 #include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
@@ -186,7 +187,11 @@ struct Convolution : autograd::Function<Convolution> {
 }  // namespace
 
 Tensor conv2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, IntPair stride,
-              IntPair padding, IntPair dilation, std::int64_t groups) {
+              Padding padding_in, IntPair dilation, std::int64_t groups) {
+  // "same" / "valid": the numbers they stand for, in conv_variants.cpp.
+  if (padding_in.is_mode()) return detail::conv2d_padding_mode(input_in, weight_in, bias_in, stride, padding_in.mode,
+                                                              dilation, groups);
+  const IntPair padding = padding_in.size;
   // Under autocast conv2d runs in the autocast dtype (PyTorch's lower-precision list).
   const Tensor input = kindling::detail::autocast_to_lower(input_in);
   const Tensor weight = kindling::detail::autocast_to_lower(weight_in);
@@ -234,6 +239,129 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bia
                      std::to_string(g.dw * (g.kw - 1) + 1) + ". Hint: add padding or use a smaller kernel.");
   }
   return Convolution::apply(input, weight, bias, g);
+}
+
+
+// ---- conv_transpose2d: the adjoint of conv2d ---------------------------------------------------------
+// A transposed convolution of x is the input gradient of the conv2d that maps its *output* back to x:
+// with that conv's geometry g (input [C_out, H', W'], weight [C_in, C_out/groups, kH, kW], output
+// [C_in, H, W]), forward is col2im(wᵀ · x) -- the dx path of conv_backward -- and backward swaps the
+// roles: dx = conv2d(gout, w), dw = the dw path of conv_backward with (x, gout) = (gout, x).
+namespace {
+
+struct ConvTranspose : autograd::Function<ConvTranspose> {
+  static constexpr const char* name = "ConvolutionBackward0";  // PyTorch's node for both directions
+  static constexpr bool once_differentiable = true;             // the backward is a kernel, not tensor ops
+  ConvGeom g{};  // of the adjoint conv2d: g.c = C_out, g.h/g.w = H'/W', g.o = C_in, g.oh/g.ow = H/W
+
+  Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                 const ConvGeom& geom) {
+    g = geom;
+    const DType ct = kindling::detail::compute_dtype_of(input.dtype());
+    const Tensor x = kindling::detail::contiguous_copy(kindling::detail::cast(input, ct));
+    const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(weight, ct));
+    const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(kindling::detail::cast(bias, ct)) : Tensor();
+    Tensor out = zeros({g.n, g.c, g.h, g.w}, {.dtype = x.dtype()});
+    ctx.save_for_backward({input, weight});
+    kindling::detail::dispatch_floating(x.dtype(), "conv_transpose2d", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (x.numel() != 0 && out.numel() != 0)  // BLAS dislikes 0-sized matrices
+        conv_backward<T>(nullptr, w.data_ptr<T>(), x.data_ptr<T>(), g, out.data_ptr<T>(), nullptr, nullptr);
+      if (b.defined()) {
+        const T* bp = b.data_ptr<T>();
+        T* o = out.data_ptr<T>();
+        const std::int64_t plane = g.h * g.w;
+        for (std::int64_t n = 0; n < g.n; ++n)
+          for (std::int64_t c = 0; c < g.c; ++c)
+            for (std::int64_t p = 0; p < plane; ++p) o[(n * g.c + c) * plane + p] += bp[c];
+      }
+    });
+    return kindling::detail::cast(out, input.dtype());
+  }
+
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const DType dt = ctx.saved(0).dtype(), ct = kindling::detail::compute_dtype_of(dt);
+    const Tensor x = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(0), ct));
+    const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(1), ct));
+    const Tensor gout = kindling::detail::contiguous_copy(kindling::detail::cast(grads[0].to(dt), ct));
+    Tensor dx, dw, db;
+    if (ctx.needs_input_grad(0)) dx = zeros_like(x);
+    if (ctx.needs_input_grad(1)) dw = zeros_like(w);
+    if (ctx.needs_input_grad(2)) db = gout.sum(std::vector<std::int64_t>{0, 2, 3});  // [C_out]
+    auto narrow = [dt](const Tensor& t) { return t.defined() ? kindling::detail::cast(t, dt) : t; };
+    if (gout.numel() == 0 || x.numel() == 0) return {narrow(dx), narrow(dw), narrow(db)};
+    kindling::detail::dispatch_floating(x.dtype(), "conv_transpose2d backward", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (dx.defined()) conv_forward<T>(gout.data_ptr<T>(), w.data_ptr<T>(), nullptr, g, dx.data_ptr<T>());
+      if (dw.defined())
+        conv_backward<T>(gout.data_ptr<T>(), w.data_ptr<T>(), x.data_ptr<T>(), g, nullptr, dw.data_ptr<T>(), nullptr);
+    });
+    return {narrow(dx), narrow(dw), narrow(db)};
+  }
+};
+
+}  // namespace
+
+Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, IntPair stride,
+                        IntPair padding, IntPair output_padding, std::int64_t groups, IntPair dilation) {
+  const Tensor input = kindling::detail::autocast_to_lower(input_in);
+  const Tensor weight = kindling::detail::autocast_to_lower(weight_in);
+  const Tensor bias = kindling::detail::autocast_to_lower(bias_in);
+  detail::check_same_device("conv_transpose2d", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  kindling::detail::check_cpu(input, "conv_transpose2d");
+  if (input.dim() == 3) {  // unbatched [C, H, W], like PyTorch
+    return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation)
+        .squeeze(0);
+  }
+  if (input.dim() != 4) {
+    throw ShapeError("conv_transpose2d: expected a 4-D input [N, C, H, W] (or 3-D [C, H, W]) but got shape " +
+                     shape_str(input.shape()));
+  }
+  if (weight.dim() != 4) {
+    throw ShapeError("conv_transpose2d: weight must be 4-D [in_channels, out_channels/groups, kH, kW] but has shape " +
+                     shape_str(weight.shape()));
+  }
+  detail::check_floating("conv_transpose2d", "input", input);
+  detail::check_same_dtype("conv_transpose2d", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  if (groups < 1 || weight.size(0) % groups != 0) {
+    throw ValueError("conv_transpose2d: groups=" + std::to_string(groups) + " must be positive and divide "
+                     "in_channels=" + std::to_string(weight.size(0)));
+  }
+  if (stride.h < 1 || stride.w < 1 || dilation.h < 1 || dilation.w < 1 || padding.h < 0 || padding.w < 0 ||
+      output_padding.h < 0 || output_padding.w < 0) {
+    throw ValueError("conv_transpose2d: stride " + stride.str(true) + " and dilation " + dilation.str(true) +
+                     " must be positive, padding " + padding.str(true) + " and output_padding " +
+                     output_padding.str(true) + " non-negative");
+  }
+  if ((output_padding.h >= stride.h && output_padding.h >= dilation.h) ||
+      (output_padding.w >= stride.w && output_padding.w >= dilation.w)) {
+    throw ValueError("conv_transpose2d: output padding must be smaller than either stride or dilation, but got "
+                     "output_padding " + output_padding.str(true) + ", stride " + stride.str(true) + ", dilation " +
+                     dilation.str(true) + ". Hint: output_padding only picks among the output sizes a strided "
+                     "conv2d maps to the same input size.");
+  }
+  if (input.size(1) != weight.size(0)) {
+    throw ShapeError("conv_transpose2d: input " + shape_str(input.shape()) + " has " + std::to_string(input.size(1)) +
+                     " channels, but weight " + shape_str(weight.shape()) + " expects " +
+                     std::to_string(weight.size(0)) + " (weight is [in_channels, out_channels/groups, kH, kW]).");
+  }
+  const std::int64_t c_out = weight.size(1) * groups;
+  if (bias.defined() && bias.shape() != Shape{c_out}) {
+    throw ShapeError("conv_transpose2d: bias must have shape [" + std::to_string(c_out) + "] but has " +
+                     shape_str(bias.shape()));
+  }
+  const std::int64_t kh = weight.size(2), kw = weight.size(3);
+  const std::int64_t oh = (input.size(2) - 1) * stride.h - 2 * padding.h + dilation.h * (kh - 1) + output_padding.h + 1;
+  const std::int64_t ow = (input.size(3) - 1) * stride.w - 2 * padding.w + dilation.w * (kw - 1) + output_padding.w + 1;
+  if (oh < 1 || ow < 1) {
+    throw ShapeError("conv_transpose2d: input " + shape_str(input.shape()) + " with padding " + padding.str(true) +
+                     " gives an output of " + std::to_string(oh) + "x" + std::to_string(ow) +
+                     ". Hint: the padding removes more than the kernel adds; use less padding.");
+  }
+  // The adjoint conv2d: from [N, C_out, oh, ow] to [N, C_in, H, W].
+  ConvGeom g{input.size(0), c_out, oh, ow, weight.size(0), kh, kw, stride.h, stride.w, padding.h, padding.w,
+             dilation.h, dilation.w, groups, input.size(2), input.size(3)};
+  return ConvTranspose::apply(input, weight, bias, g);
 }
 
 }  // namespace kindling::nn::functional

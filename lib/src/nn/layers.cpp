@@ -1,6 +1,7 @@
 // The simple layers: Linear, activations, Dropout, Flatten and the containers. Each holds its
 // parameters and calls the matching functional:: op.
 #include <cmath>
+#include <cstdint>
 
 #include "kindling/nn/activation.hpp"
 #include "kindling/nn/container.hpp"
@@ -34,6 +35,19 @@ GELU::GELU(std::string approximate_) : approximate(std::move(approximate_)) {
     throw ValueError("GELU: approximate must be 'none' or 'tanh', got '" + approximate + "'");
 }
 Tensor GELU::forward(const Tensor& x) { return F::gelu(x, approximate); }
+Tensor LeakyReLU::forward(const Tensor& x) { return F::leaky_relu(x, negative_slope); }
+std::string LeakyReLU::extra_repr() const { return "negative_slope=" + detail::py_float(negative_slope); }
+Tensor SiLU::forward(const Tensor& x) { return F::silu(x); }
+Tensor ELU::forward(const Tensor& x) { return F::elu(x, alpha); }
+std::string ELU::extra_repr() const { return "alpha=" + detail::py_float(alpha); }
+Tensor Softplus::forward(const Tensor& x) { return F::softplus(x, beta, threshold); }
+// PyTorch's defaults are the ints 1 and 20, printed "beta=1, threshold=20": print whole numbers so.
+std::string Softplus::extra_repr() const {
+  auto num = [](double v) {
+    return std::trunc(v) == v && std::abs(v) < 1e15 ? std::to_string(static_cast<std::int64_t>(v)) : detail::py_float(v);
+  };
+  return "beta=" + num(beta) + ", threshold=" + num(threshold);
+}
 Tensor Softmax::forward(const Tensor& x) { return F::softmax(x, dim); }
 Tensor LogSoftmax::forward(const Tensor& x) { return F::log_softmax(x, dim); }
 

@@ -38,6 +38,43 @@ class GELU : public Module {
   std::string approximate;
 };
 
+/// x for x > 0, negative_slope·x otherwise.
+class LeakyReLU : public Module {
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01) : negative_slope(negative_slope) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "LeakyReLU"; }
+  std::string extra_repr() const override;
+  double negative_slope;
+};
+
+/// x·σ(x).
+class SiLU : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "SiLU"; }
+};
+
+/// x for x > 0, alpha·(eˣ - 1) otherwise.
+class ELU : public Module {
+ public:
+  explicit ELU(double alpha = 1.0) : alpha(alpha) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "ELU"; }
+  std::string extra_repr() const override;
+  double alpha;
+};
+
+/// log(1 + e^(β·x)) / β, and x itself where β·x > threshold.
+class Softplus : public Module {
+ public:
+  explicit Softplus(double beta = 1.0, double threshold = 20.0) : beta(beta), threshold(threshold) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "Softplus"; }
+  std::string extra_repr() const override;
+  double beta, threshold;
+};
+
 /// exp(x) / sum(exp(x)) along `dim`.
 class Softmax : public Module {
  public:

@@ -6,7 +6,10 @@
 /// with a faster fused backward (batch_norm, layer_norm) bring their own autograd node, named like
 /// PyTorch's (ConvolutionBackward0, MaxPool2DWithIndicesBackward0, NativeBatchNormBackward0, ...).
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kindling/tensor/tensor.hpp"
 
@@ -24,6 +27,22 @@ struct IntPair {
   std::string str(bool as_tuple = false) const;
 };
 
+/// A convolution's padding: numbers (one for both dims, or (h, w)), or one of PyTorch's strings:
+/// "valid" (no padding) and "same" (the output keeps the input's size; stride must be 1; an odd
+/// total padding dilation·(k-1) puts the extra row or column at the end, as PyTorch does).
+/// `conv2d(x, w, b, 1, "same")`, `Conv2d(3, 8, 3, {.padding = "same"})`.
+struct Padding {
+  IntPair size = 0;
+  std::string mode;  ///< "" when `size` holds numbers, else "same" or "valid"
+  Padding(int v) : size(v) {}                                      // NOLINT: implicit on purpose
+  Padding(std::int64_t v) : size(v) {}                             // NOLINT
+  Padding(std::int64_t h, std::int64_t w) : size(h, w) {}
+  Padding(IntPair p) : size(p) {}                                  // NOLINT
+  Padding(const char* m) : mode(m) {}                              // NOLINT
+  Padding(std::string m) : mode(std::move(m)) {}                   // NOLINT
+  bool is_mode() const { return !mode.empty(); }
+};
+
 // ---- activations --------------------------------------------------------------------------------
 Tensor relu(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
@@ -31,6 +50,15 @@ Tensor tanh(const Tensor& x);
 /// x·Φ(x) with the exact normal CDF Φ(x) = ½(1 + erf(x/√2)) (PyTorch's approximate='none'),
 /// or the tanh approximation when `approximate` is "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+/// x for x > 0, negative_slope·x otherwise.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+/// x·σ(x) (also called swish).
+Tensor silu(const Tensor& x);
+/// x for x > 0, alpha·(eˣ - 1) otherwise.
+Tensor elu(const Tensor& x, double alpha = 1.0);
+/// log(1 + e^(β·x)) / β, a smooth ReLU; where β·x > threshold it returns x itself (same value to
+/// float precision, and e^(β·x) would overflow).
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
 
@@ -47,8 +75,22 @@ Tensor flatten(const Tensor& x, std::int64_t start_dim = 1, std::int64_t end_dim
 /// 2-D cross-correlation. x: [N, C, H, W], weight: [O, C/groups, kH, kW], bias: [O] or undefined →
 /// [N, O, H', W'] with H' = (H + 2·pad - dil·(kH-1) - 1) / stride + 1. Computed as im2col + one GEMM
 /// per image and group; backward is GEMMs + col2im.
+/// `padding` is numbers or "same"/"valid" (see Padding).
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), IntPair stride = 1,
-              IntPair padding = 0, IntPair dilation = 1, std::int64_t groups = 1);
+              Padding padding = 0, IntPair dilation = 1, std::int64_t groups = 1);
+/// 1-D cross-correlation. x: [N, C, L] (or [C, L]), weight: [O, C/groups, k], bias: [O] →
+/// [N, O, L'] with L' = (L + 2·pad - dil·(k-1) - 1) / stride + 1: conv2d over a height of 1.
+/// `padding` is one number or "same"/"valid".
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), std::int64_t stride = 1,
+              Padding padding = 0, std::int64_t dilation = 1, std::int64_t groups = 1);
+/// The transpose (adjoint) of conv2d, sometimes called a deconvolution: it spreads each input
+/// position over a kernel-sized patch of the output. x: [N, C_in, H, W], weight: [C_in,
+/// C_out/groups, kH, kW], bias: [C_out] → [N, C_out, H', W'] with
+/// H' = (H-1)·stride - 2·pad + dil·(kH-1) + output_padding + 1. Its forward is conv2d's input
+/// gradient (col2im of weightᵀ·x), its input gradient is conv2d itself.
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), IntPair stride = 1,
+                        IntPair padding = 0, IntPair output_padding = 0, std::int64_t groups = 1,
+                        IntPair dilation = 1);
 /// Max over each window (padding counts as -inf). stride defaults to kernel_size (pass 0).
 Tensor max_pool2d(const Tensor& x, IntPair kernel_size, IntPair stride = 0, IntPair padding = 0,
                   IntPair dilation = 1, bool ceil_mode = false);
@@ -57,6 +99,21 @@ Tensor avg_pool2d(const Tensor& x, IntPair kernel_size, IntPair stride = 0, IntP
                   bool ceil_mode = false, bool count_include_pad = true);
 /// Average pooling to a fixed output size (windows from floor(i·H/out) to ceil((i+1)·H/out)).
 Tensor adaptive_avg_pool2d(const Tensor& x, IntPair output_size);
+
+// ---- resampling ---------------------------------------------------------------------------------
+struct InterpolateOptions {
+  std::vector<std::int64_t> size = {};  ///< the output's (H, W), or one number for both
+  std::vector<double> scale_factor = {};  ///< or the scale of (H, W), or one for both: out = floor(in · scale)
+  std::string mode = "nearest";  ///< "nearest" or "bilinear"
+  /// bilinear only: true aligns the centres of the corner pixels (the corners map exactly onto
+  /// each other); false (the default when unset) treats pixels as areas. Setting it for "nearest"
+  /// is an error, as in PyTorch.
+  std::optional<bool> align_corners = std::nullopt;
+};
+/// Resizes [N, C, H, W] images to `size` (or by `scale_factor`): "nearest" copies the pixel
+/// floor(dst · in/out) (PyTorch's legacy 'nearest'), "bilinear" mixes the four nearest pixels.
+/// Each has its own backward (the adjoint: every output gradient goes back to the pixels it read).
+Tensor interpolate(const Tensor& x, const InterpolateOptions& options);
 
 // ---- normalisation ------------------------------------------------------------------------------
 /// Batch normalisation over every dimension but 1 (channels). x: [N, C] or [N, C, *].

@@ -39,6 +39,11 @@ class Optimizer {
   /// Restores a state_dict() of an optimizer of the same kind over the same parameter shapes.
   virtual void load_state_dict(const OptimizerState& state) = 0;
 
+  /// Each group's lr when the first scheduler was attached (PyTorch's param_group["initial_lr"]);
+  /// empty until then. Schedulers take their base lr from it, so a second scheduler on the same
+  /// optimizer (the parts of a SequentialLR) starts from the original lr, not from the first one's.
+  std::vector<double> initial_lr;
+
  protected:
   /// One list of parameters per group. Checks they are floating-point leaves that require grad.
   void add_param_group_tensors(std::vector<Tensor> params, const char* optimizer_name);

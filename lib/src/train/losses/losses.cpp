@@ -1,44 +1,61 @@
-// The other losses, composed from differentiable tensor ops (their backward comes for free).
+// The losses composed from differentiable tensor ops (their backward comes for free): cross-entropy
+// (class indices, K dimensions, class probabilities, label smoothing), MSE, L1, smooth L1, Huber,
+// KL divergence and BCE with logits. nll_loss and binary_cross_entropy have their own files.
 #include "kindling/train/losses.hpp"
 #include "kindling/tensor/autocast_mode.hpp"
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
+#include "train/losses/loss_helpers.hpp"
 
 namespace kindling::nn::functional {
+
+using loss_helpers::check_broadcasts_to;
+using loss_helpers::check_reduction;
+using loss_helpers::check_same_shape;
+using loss_helpers::reduce;
+
 namespace {
 
-Tensor reduce(const Tensor& loss, Reduction r) {
-  switch (r) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    case Reduction::Mean: return loss.mean();
-  }
-  return loss;
+/// weight [C] viewed as [1, C, 1, ..., 1], so it broadcasts along the class dim of an input of `dim`
+/// dims (dim 0 for a [C] input).
+Tensor class_weight_view(const Tensor& weight, std::int64_t dim, std::int64_t class_dim) {
+  Shape s(static_cast<std::size_t>(dim), 1);
+  s[static_cast<std::size_t>(class_dim)] = weight.size(0);
+  return weight.view(s);
 }
 
-void check_same_shape(const Tensor& input, const Tensor& target, const char* op) {
-  if (input.shape() != target.shape()) {
-    // PyTorch only warns and broadcasts here, which silently computes the wrong loss for
-    // [batch, 1] predictions against [batch] targets. We refuse.
-    throw ShapeError(std::string(op) + ": input " + shape_str(input.shape()) + " and target " +
-                     shape_str(target.shape()) + " must have the same shape (Kindling refuses on purpose where PyTorch "
-                     "only warns and broadcasts). Hint: a [batch, 1] prediction against a [batch] target would "
-                     "broadcast to [batch, batch]; use .squeeze(1) or .view().");
+// Soft labels: target holds a probability per class, the input's shape. The loss of a row is
+// -sum_c w_c·target_c·logp_c; Mean divides by the number of rows (numel / classes), not by the
+// weights (PyTorch 1.13's cross_entropy_loss_prob_target).
+Tensor cross_entropy_soft(const Tensor& logp, const Tensor& target_in, const CrossEntropyLossOptions& o,
+                          std::int64_t class_dim) {
+  const std::int64_t classes = logp.size(class_dim);
+  if (!target_in.is_floating_point()) {
+    throw DTypeError(std::string("cross_entropy: expected floating point type for target with class probabilities, got ") +
+                     dtype_name(target_in.dtype()) + " " + shape_str(target_in.shape()) +
+                     ". Hint: a target of the input's shape is read as class probabilities (one-hot rows too: "
+                     "convert them with .to(kd::kFloat32)); class indices have one dimension less ([batch] for a "
+                     "[batch, classes] input).");
   }
-}
-
-/// weight / pos_weight broadcast *to* the input's shape, never beyond it (PyTorch refuses a
-/// [2, 4, 3] weight for a [4, 3] input: the loss would silently grow a batch dimension).
-void check_broadcasts_to(const Tensor& input, const Tensor& w, const char* what, const char* op) {
-  if (!w.defined()) return;
-  const Shape b = broadcast_shapes(input.shape(), w.shape(), op);
-  if (b != input.shape()) {
-    throw ShapeError(std::string(op) + ": " + what + " of shape " + shape_str(w.shape()) + " would broadcast the input " +
-                     shape_str(input.shape()) + " up to " + shape_str(b) + ". Hint: " + what + " must broadcast to "
-                     "the input's shape, e.g. one value per class: shape [" +
-                     std::to_string(input.dim() ? input.size(-1) : 1) + "].");
+  if (o.ignore_index >= 0) {
+    throw ValueError("cross_entropy: ignore_index is not supported for floating point target (class "
+                     "probabilities), got ignore_index=" + std::to_string(o.ignore_index) +
+                     ". Hint: give the rows to ignore an all-zero target instead.");
+  }
+  Tensor target = target_in;
+  if (o.label_smoothing > 0) target = target * (1 - o.label_smoothing) + o.label_smoothing / static_cast<double>(classes);
+  Tensor prod = logp * target;  // [N, C, d...]
+  if (o.weight.defined()) prod = prod * class_weight_view(o.weight.to(logp.dtype()), logp.dim(), class_dim);
+  switch (o.reduction) {
+    case Reduction::None: return -prod.sum(class_dim);
+    case Reduction::Sum: return -prod.sum();
+    default: {
+      // An empty batch gives nan, as 0/0 does.
+      const double rows = static_cast<double>(logp.numel()) / static_cast<double>(classes);
+      return -prod.sum() / rows;
+    }
   }
 }
 
@@ -48,27 +65,39 @@ Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const Cros
   // Losses run in float32 under autocast (PyTorch's float32 list).
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);
+  check_reduction(o.reduction, "cross_entropy");
   if (!input.is_floating_point()) {
     throw DTypeError(std::string("cross_entropy: input must be float logits, got ") + dtype_name(input.dtype()) + ".");
   }
-  const std::int64_t class_dim = input.dim() >= 2 ? 1 : 0;
   if (input.dim() == 0) throw ShapeError("cross_entropy: input must be [batch, classes] or [classes], got a 0-d tensor.");
-  if (!target.defined() || target.dtype() != kInt64) {
-    throw DTypeError("cross_entropy: target must hold int64 class indices, got " +
-                     (target.defined() ? std::string(dtype_name(target.dtype())) + " " + shape_str(target.shape()) : "an undefined tensor") +
-                     " (class probabilities as targets are not supported). Hint: labels from a DataLoader are int64; "
-                     "convert others with .to(kd::kInt64).");
+  if (!target.defined()) throw ValueError("cross_entropy: target is an undefined tensor.");
+  // Class dim 1 of [N, C] and [N, C, d1, ..., dk]; dim 0 of an unbatched [C].
+  const std::int64_t class_dim = input.dim() >= 2 ? 1 : 0;
+  const std::int64_t classes = input.size(class_dim);
+  if (o.weight.defined() && (o.weight.dim() != 1 || o.weight.size(0) != classes)) {
+    throw ShapeError("cross_entropy: weight tensor should be defined either for all " + std::to_string(classes) +
+                     " classes or no classes but got weight tensor of shape: " + shape_str(o.weight.shape()) + ".");
+  }
+  if (o.label_smoothing > 1) {
+    throw ValueError("cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: " +
+                     std::to_string(o.label_smoothing));
   }
   Tensor logp = input.log_softmax(class_dim);  // stable: x - max - log(sum(exp(x - max)))
-  Tensor loss = nll_loss(logp, target, {.reduction = o.reduction, .ignore_index = o.ignore_index, .weight = o.weight});
-  if (o.label_smoothing <= 0) return loss;
-  if (o.label_smoothing > 1) {
-    throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(o.label_smoothing));
+  // A target of the input's own shape holds class probabilities (PyTorch's rule).
+  if (target.shape() == input.shape()) return cross_entropy_soft(logp, target, o, class_dim);
+  if (target.dtype() != kInt64) {
+    throw DTypeError("cross_entropy: target must hold int64 class indices (or class probabilities of the input's "
+                     "shape " + shape_str(input.shape()) + "), got " + std::string(dtype_name(target.dtype())) + " " +
+                     shape_str(target.shape()) + ". Hint: labels from a DataLoader are int64; convert others with "
+                     ".to(kd::kInt64).");
   }
+  Tensor loss = nll_loss(logp, target, {.reduction = o.reduction, .ignore_index = o.ignore_index, .weight = o.weight});
+  if (o.label_smoothing <= 0) return loss;  // PyTorch 1.13 also reads a negative value as none
   // Label smoothing: the target distribution is (1 - eps) one-hot + eps / C uniform, so the loss gains
-  // eps / C * sum_c(-logp_c) per row (PyTorch 1.13's exact normalisation, ignored rows excluded).
-  const std::int64_t classes = input.size(class_dim);
-  Tensor smooth = o.weight.defined() ? -(logp * o.weight.to(logp.dtype())).sum(class_dim) : -logp.sum(class_dim);
+  // eps / C * sum_c(-w_c·logp_c) per row (PyTorch 1.13's exact normalisation, ignored rows excluded).
+  Tensor smooth = o.weight.defined()
+                      ? -(logp * class_weight_view(o.weight.to(logp.dtype()), logp.dim(), class_dim)).sum(class_dim)
+                      : -logp.sum(class_dim);  // [N, d...] like the target
   Tensor keep = target != o.ignore_index;
   smooth = where(keep, smooth, 0.0);
   Tensor reduced;
@@ -81,7 +110,7 @@ Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const Cros
       const auto t = target.to_vector<std::int64_t>();
       const auto w = o.weight.to_vector<double>();
       for (auto c : t)
-        if (c != o.ignore_index) total += w[c];
+        if (c != o.ignore_index) total += w[c];  // nll_loss above checked every counted c
     }
     reduced = smooth.sum() / total;
   } else if (o.reduction == Reduction::Mean) {
@@ -103,6 +132,7 @@ Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction r) {
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "mse_loss");
+  check_reduction(r, "mse_loss");
   Tensor diff = input - target;
   return reduce(diff * diff, r);
 }
@@ -112,6 +142,7 @@ Tensor l1_loss(const Tensor& input_in, const Tensor& target_in, Reduction r) {
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "l1_loss");
+  check_reduction(r, "l1_loss");
   return reduce((input - target).abs(), r);
 }
 
@@ -120,10 +151,53 @@ Tensor smooth_l1_loss(const Tensor& input_in, const Tensor& target_in, const Smo
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "smooth_l1_loss");
+  check_reduction(o.reduction, "smooth_l1_loss");
   if (o.beta < 0) throw ValueError("smooth_l1_loss: beta must be >= 0, got " + std::to_string(o.beta));
   if (o.beta == 0) return l1_loss(input, target, o.reduction);  // the limit, without dividing by 0
   Tensor z = (input - target).abs();
   return reduce(where(z < o.beta, z * z * (0.5 / o.beta), z - 0.5 * o.beta), o.reduction);
+}
+
+Tensor huber_loss(const Tensor& input_in, const Tensor& target_in, const HuberLossOptions& o) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
+  check_same_shape(input, target, "huber_loss");
+  check_reduction(o.reduction, "huber_loss");
+  if (!(o.delta > 0)) {
+    throw ValueError("huber_loss does not support non-positive values for delta, got delta=" + std::to_string(o.delta) +
+                     ". Hint: delta is where the loss turns from quadratic to linear; 1.0 is the default.");
+  }
+  // z = |x - y|: 0.5·z² inside delta, delta·(z - 0.5·delta) outside -- the two meet with equal slope.
+  // The gradient of the quadratic part, z·sign(x - y) = x - y, is the composition's for free.
+  Tensor z = (input - target).abs();
+  return reduce(where(z < o.delta, z * z * 0.5, (z - 0.5 * o.delta) * o.delta), o.reduction);
+}
+
+Tensor kl_div(const Tensor& input_in, const Tensor& target_in, const KLDivLossOptions& o) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
+  check_same_shape(input, target, "kl_div");
+  if (!input.is_floating_point() || !target.is_floating_point()) {
+    throw DTypeError(std::string("kl_div: input and target must be floating-point, got input ") + dtype_name(input.dtype()) +
+                     " and target " + dtype_name(target.dtype()) + ". Hint: input holds log-probabilities "
+                     "(x.log_softmax(1)), target probabilities.");
+  }
+  Tensor loss;  // per element, the input's shape
+  if (o.log_target) {
+    loss = target.exp() * (target - input);
+  } else {
+    // target·log(target) with 0·log(0) = 0 (xlogy): the log reads 1 where target is 0, so neither the
+    // value nor its gradient sees log(0). A negative target still gives nan, as in PyTorch.
+    Tensor safe = where(target == 0.0, 1.0, target);
+    loss = target * safe.log() - target * input;
+  }
+  if (o.reduction != Reduction::BatchMean) return reduce(loss, o.reduction);
+  // The KL divergence per sample: the sum over everything, divided by the batch size (a 0-d input
+  // is its own batch of one).
+  Tensor total = loss.sum();
+  return input.dim() == 0 ? total : total / static_cast<double>(input.size(0));
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input_in, const Tensor& target_in, const BCEWithLogitsLossOptions& o) {
@@ -131,6 +205,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input_in, const Tensor& ta
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);
   check_same_shape(input, target, "binary_cross_entropy_with_logits");
+  check_reduction(o.reduction, "binary_cross_entropy_with_logits");
   // Targets are probabilities in [0, 1], so a floating tensor (PyTorch refuses int64 targets too:
   // the loss would otherwise silently promote class indices, which is rarely what was meant).
   if (!target.is_floating_point() || !input.is_floating_point()) {

@@ -6,11 +6,13 @@
 //             mean:   sum_i loss_i / sum_i w[t_i]        (the total weight of the counted rows)
 //   backward: dlogp[i, t_i] = -w[t_i] * g_i  (/ total weight for mean), 0 elsewhere
 #include <string>
+#include <vector>
 
 #include "kindling/autograd/function.hpp"
 #include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/train/losses.hpp"
+#include "train/losses/loss_helpers.hpp"
 
 namespace kindling::nn::functional {
 namespace {
@@ -99,12 +101,34 @@ struct NllLoss : autograd::Function<NllLoss> {
   }
 };
 
+// K dimensions (a class per pixel): input [N, C, d1, ..., dk], target [N, d1, ..., dk]. Moving the
+// class dim last and flattening gives the 2-D case, [N·d1·…·dk, C] against [N·d1·…·dk]: the same
+// sum, the same total weight for Mean, and the gradient flows back through the permute and reshape.
+Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const NLLLossOptions& o) {
+  Shape expected{input.size(0)};
+  for (std::int64_t d = 2; d < input.dim(); ++d) expected.push_back(input.size(d));
+  if (target.shape() != expected) {
+    throw ShapeError("nll_loss: expected target size " + shape_str(expected) + " for input " +
+                     shape_str(input.shape()) + ", got " + shape_str(target.shape()) +
+                     ". Hint: a [batch, classes, d1, ...] input takes one class index per position, "
+                     "[batch, d1, ...].");
+  }
+  std::vector<std::int64_t> order{0};
+  for (std::int64_t d = 2; d < input.dim(); ++d) order.push_back(d);
+  order.push_back(1);
+  Tensor rows = input.permute(order).reshape({-1, input.size(1)});
+  Tensor loss = nll_loss(rows, target.reshape({-1}), o);
+  return o.reduction == Reduction::None ? loss.view(target.shape()) : loss;
+}
+
 }  // namespace
 
 Tensor nll_loss(const Tensor& input_in, const Tensor& target_in, const NLLLossOptions& o) {
   // Losses run in float32 under autocast (PyTorch's float32 list).
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);
+  loss_helpers::check_reduction(o.reduction, "nll_loss");
+  if (input.dim() >= 3) return nll_loss_nd(input, target, o);
   const NllGeometry geom = check_nll_args(input, target, o, "nll_loss");
   Tensor x = input.contiguous();
   Tensor t = target.contiguous();

@@ -1,0 +1,127 @@
+// functional: the elementwise activations with a parameter -- LeakyReLU, SiLU, ELU, Softplus. Each
+// is one kernel for the value and one for the derivative, found together here with the
+// autograd::Function that joins them (named like PyTorch's nodes: LeakyReluBackward0, ...).
+// Both kernels read the *input* x (as PyTorch's backward formulas do), so only x is saved.
+#include <cmath>
+#include <string>
+
+#include "kindling/autograd/function.hpp"
+#include "kindling/nn/functional.hpp"
+#include "tensor/dispatch.hpp"
+#include "tensor/op_helpers.hpp"
+
+namespace kindling::nn::functional {
+
+namespace {
+
+/// out[i] = f(x[i]) over a contiguous copy of x; f gets the element as T (float or double).
+/// x: any shape → same shape and dtype.
+template <class F> Tensor map_elements(const Tensor& x, const char* op, F&& f) {
+  kindling::detail::check_cpu(x, op);
+  const Tensor xc = kindling::detail::contiguous_copy(x);
+  Tensor out = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
+  kindling::detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = xc.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    const std::int64_t n = x.numel();
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(in[i]);
+  });
+  return out;
+}
+
+// leaky_relu: out = x > 0 ? x : slope·x                 dx = g · (x > 0 ? 1 : slope)
+struct LeakyRelu : autograd::Function<LeakyRelu> {
+  static constexpr const char* name = "LeakyReluBackward0";
+  static constexpr bool once_differentiable = true;
+  double slope = 0.01;
+  Tensor forward(autograd::Context& ctx, const Tensor& x, double negative_slope) {
+    slope = negative_slope;
+    ctx.save_for_backward({x});
+    return map_elements(x, "leaky_relu", [s = slope](auto v) { return v > 0 ? v : v * static_cast<decltype(v)>(s); });
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor d = map_elements(ctx.saved(0), "leaky_relu", [s = slope](auto v) {
+      using T = decltype(v);
+      return v > 0 ? T(1) : static_cast<T>(s);
+    });
+    return {grads[0] * d};
+  }
+};
+
+// silu: out = x·σ(x)                                    dx = g · σ(x)·(1 + x·(1 - σ(x)))
+struct Silu : autograd::Function<Silu> {
+  static constexpr const char* name = "SiluBackward0";
+  static constexpr bool once_differentiable = true;
+  Tensor forward(autograd::Context& ctx, const Tensor& x) {
+    ctx.save_for_backward({x});
+    return map_elements(x, "silu", [](auto v) { return v / (decltype(v)(1) + std::exp(-v)); });
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor d = map_elements(ctx.saved(0), "silu", [](auto v) {
+      using T = decltype(v);
+      const T s = T(1) / (T(1) + std::exp(-v));
+      return s * (T(1) + v * (T(1) - s));
+    });
+    return {grads[0] * d};
+  }
+};
+
+// elu: out = x > 0 ? x : α·(eˣ - 1)                     dx = g · (x > 0 ? 1 : α·eˣ)
+struct Elu : autograd::Function<Elu> {
+  static constexpr const char* name = "EluBackward0";
+  static constexpr bool once_differentiable = true;
+  double alpha = 1.0;
+  Tensor forward(autograd::Context& ctx, const Tensor& x, double alpha_) {
+    alpha = alpha_;
+    ctx.save_for_backward({x});
+    // expm1 keeps the digits of eˣ - 1 for x near 0, where exp(x) - 1 would cancel.
+    return map_elements(x, "elu", [a = alpha](auto v) { return v > 0 ? v : static_cast<decltype(v)>(a) * std::expm1(v); });
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor d = map_elements(ctx.saved(0), "elu", [a = alpha](auto v) {
+      using T = decltype(v);
+      return v > 0 ? T(1) : static_cast<T>(a) * std::exp(v);
+    });
+    return {grads[0] * d};
+  }
+};
+
+// softplus: out = β·x > threshold ? x : log(1 + e^(β·x)) / β     dx = g · (β·x > threshold ? 1 : σ(β·x))
+// Above the threshold log(1 + e^(βx))/β equals x to float precision, and e^(βx) would overflow.
+struct Softplus : autograd::Function<Softplus> {
+  static constexpr const char* name = "SoftplusBackward0";
+  static constexpr bool once_differentiable = true;
+  double beta = 1.0, threshold = 20.0;
+  Tensor forward(autograd::Context& ctx, const Tensor& x, double beta_, double threshold_) {
+    beta = beta_;
+    threshold = threshold_;
+    ctx.save_for_backward({x});
+    return map_elements(x, "softplus", [b = beta, t = threshold](auto v) {
+      using T = decltype(v);
+      const T bx = v * static_cast<T>(b);
+      return bx > static_cast<T>(t) ? v : std::log1p(std::exp(bx)) / static_cast<T>(b);
+    });
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor d = map_elements(ctx.saved(0), "softplus", [b = beta, t = threshold](auto v) {
+      using T = decltype(v);
+      const T bx = v * static_cast<T>(b);
+      if (bx > static_cast<T>(t)) return T(1);
+      const T z = std::exp(bx);
+      return z / (z + T(1));
+    });
+    return {grads[0] * d};
+  }
+};
+
+}  // namespace
+
+Tensor leaky_relu(const Tensor& x, double negative_slope) { return LeakyRelu::apply(x, negative_slope); }
+Tensor silu(const Tensor& x) { return Silu::apply(x); }
+Tensor elu(const Tensor& x, double alpha) { return Elu::apply(x, alpha); }
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  return Softplus::apply(x, beta, threshold);
+}
+
+}  // namespace kindling::nn::functional
