@@ -200,3 +200,67 @@ def mlp_step(x, w1, b1, w2, b2, y):
 
 case("autocast/mlp-step-grad", mlp_step, x=randn(8, 6), w1=randn(7, 6), b1=randn(7), w2=randn(3, 7),
      b2=randn(3), y=randint(0, 3, 8), grad=True, nograd=["x"], **LOOSE)
+
+
+# ---- gradient accumulation: the loop with and without "/ accumulation_steps" ---------------------
+ACCUMULATION_STEPS, MICRO_BATCHES = 4, 8
+
+
+def accumulation(divide, optimizer):
+    """The accumulation loop: backward every micro-batch, step and zero_grad every
+    ACCUMULATION_STEPS. Returns the parameters after each optimizer step (the trajectory)."""
+    def run(w1, b1, w2, b2, x, y):
+        params = [p.clone().requires_grad_(True) for p in (w1, b1, w2, b2)]
+        if optimizer == "sgd":
+            opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)
+        else:
+            opt = torch.optim.Adam(params, lr=0.01)
+        trajectory = []
+        opt.zero_grad()
+        for i in range(MICRO_BATCHES):
+            h = F.linear(x[i], params[0], params[1]).relu()
+            loss = F.cross_entropy(F.linear(h, params[2], params[3]), y[i])
+            if divide:
+                loss = loss / ACCUMULATION_STEPS
+            loss.backward()
+            if (i + 1) % ACCUMULATION_STEPS == 0:
+                opt.step()
+                opt.zero_grad()
+                trajectory.append(torch.cat([p.detach().flatten() for p in params]))
+        return torch.stack(trajectory)
+    return run
+
+
+acc_inputs = lambda: dict(w1=randn(5, 6), b1=randn(5), w2=randn(3, 5), b2=randn(3),  # noqa: E731
+                          x=randn(MICRO_BATCHES, 4, 6), y=randint(0, 3, MICRO_BATCHES, 4))
+case("accumulation/sgd-divided", accumulation(True, "sgd"), **acc_inputs())
+case("accumulation/sgd-undivided", accumulation(False, "sgd"), **acc_inputs())
+case("accumulation/adam-divided", accumulation(True, "adam"), **acc_inputs())
+case("accumulation/adam-undivided", accumulation(False, "adam"), **acc_inputs())
+
+
+# ---- activation checkpointing: the same gradients as the plain forward ----------------------------
+from torch.utils.checkpoint import checkpoint
+
+
+def checkpointed_mlp(x, w1, b1, w2, b2, w3, b3):
+    h = checkpoint(lambda t: F.linear(t, w1, b1).tanh(), x)
+    h = checkpoint(lambda t: F.linear(t, w2, b2).relu(), h)
+    return F.linear(h, w3, b3)
+
+
+case("checkpoint/mlp-grad", checkpointed_mlp, x=randn(4, 6), w1=randn(5, 6), b1=randn(5), w2=randn(5, 5),
+     b2=randn(5), w3=randn(2, 5), b3=randn(2), grad=True)
+
+
+def checkpoint_shared_weight(x, w, v):
+    """w is used by two checkpointed segments and outside them: three routes into one .grad."""
+    seg = lambda t: (t @ w).sigmoid()  # noqa: E731
+    h = checkpoint(seg, checkpoint(seg, x))
+    return (h @ v).sum() + (w * w).sum()
+
+
+case("checkpoint/shared-weight-grad", checkpoint_shared_weight, x=randn(3, 4), w=randn(4, 4), v=randn(4, 2),
+     grad=True)
+case("checkpoint/two-in-two-out-grad",
+     lambda a, b: checkpoint(lambda p, q: (p * q, (p + q).exp()), a, b), a=randn(3, 2), b=randn(3, 2), grad=True)

@@ -5,6 +5,7 @@
 
 #include <kindling/tensor.hpp>
 #include <kindling/tensor/checked.hpp>
+#include <kindling/tensor/memory_stats.hpp>
 
 #include <string>
 #include <vector>

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "kindling/tensor/checked.hpp"
-#include "kindling/tensor/storage.hpp"
+#include "kindling/tensor/memory_stats.hpp"
 
 namespace kindling::memory {
 

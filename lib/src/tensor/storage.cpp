@@ -1,4 +1,5 @@
 #include "kindling/tensor/storage.hpp"
+#include "kindling/tensor/memory_stats.hpp"
 
 #include <algorithm>
 #include <array>
