@@ -40,6 +40,7 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
     return outputs;
   }
 
+  // [snippet: checkpoint-backward]
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grad) {
     // 1. The inputs again, as fresh leaves: the recomputed graph ends at them.
     autograd::Grads saved = ctx.saved_tensors();
@@ -52,7 +53,8 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
     // 2. The segment again, recorded, with the random numbers of the first time.
     std::vector<Tensor> outputs;
     {
-      const std::string now = preserve_rng_state ? default_generator().get_state() : std::string();
+      const std::string now =
+          preserve_rng_state ? default_generator().get_state() : std::string();
       if (preserve_rng_state) default_generator().set_state(rng_state);
       struct Restore {
         const std::string& state;
@@ -65,12 +67,13 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
       outputs = fn(leaves);
     }
     if (outputs.size() != grad.size()) {
-      throw AutogradError("checkpoint: the segment returned " + std::to_string(outputs.size()) +
-                          " tensors when recomputed, " + std::to_string(grad.size()) +
-                          " the first time. Hint: the segment must compute the same thing twice.");
+      throw AutogradError(
+          "checkpoint: the segment returned " + std::to_string(outputs.size()) +
+          " tensors when recomputed, " + std::to_string(grad.size()) +
+          " the first time. Hint: it must compute the same thing twice.");
     }
-    // 3. Its backward, inside this one: gradients reach the leaves above and, accumulated into
-    //    .grad, the parameters the segment used.
+    // 3. Its backward, inside this one: gradients reach the leaves above and,
+    //    accumulated into .grad, the parameters the segment used.
     std::vector<Tensor> roots, root_grads;
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       if (outputs[i].requires_grad() && grad[i].defined()) {
@@ -83,9 +86,11 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
       autograd::backward(roots, root_grads);
     }
     autograd::Grads result;
-    for (const Tensor& leaf : leaves) result.push_back(leaf.requires_grad() ? leaf.grad() : Tensor());
+    for (const Tensor& leaf : leaves)
+      result.push_back(leaf.requires_grad() ? leaf.grad() : Tensor());
     return result;
   }
+  // [end]
 };
 
 }  // namespace

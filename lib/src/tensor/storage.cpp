@@ -207,9 +207,15 @@ std::size_t allocation_count(Device device) { return meter(device).count.load();
 std::size_t cached_bytes(Device device) { return device.is_cpu() ? cpu_cache().cached_bytes() : 0; }
 void empty_cache() { cpu_cache().empty(); }
 
+// [snippet: memory-stats]
 std::size_t memory_allocated(Device device) { return allocated_bytes(device); }
-std::size_t max_memory_allocated(Device device) { return peak_allocated_bytes(device); }
-std::size_t memory_reserved(Device device) { return allocated_bytes(device) + cached_bytes(device); }
+std::size_t max_memory_allocated(Device device) {
+  return peak_allocated_bytes(device);
+}
+// What the allocator holds: the live tensors' bytes and the idle blocks it keeps.
+std::size_t memory_reserved(Device device) {
+  return allocated_bytes(device) + cached_bytes(device);
+}
 void reset_peak_memory_stats(Device device) { reset_peak(device); }
 
 MemoryStats memory_stats(Device device) {
@@ -221,6 +227,7 @@ MemoryStats memory_stats(Device device) {
   stats.allocations = allocation_count(device);
   return stats;
 }
+// [end]
 void register_allocator(DeviceType type, DeviceAllocator allocator) {
   g_allocators[static_cast<int>(type)] = allocator;
 }
