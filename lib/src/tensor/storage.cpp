@@ -1,5 +1,6 @@
 #include "kindling/tensor/storage.hpp"
 #include "kindling/tensor/memory_stats.hpp"
+#include "cache_stats.hpp"
 
 #include <algorithm>
 #include <array>
@@ -207,27 +208,8 @@ std::size_t allocation_count(Device device) { return meter(device).count.load();
 std::size_t cached_bytes(Device device) { return device.is_cpu() ? cpu_cache().cached_bytes() : 0; }
 void empty_cache() { cpu_cache().empty(); }
 
-// [snippet: memory-stats]
-std::size_t memory_allocated(Device device) { return allocated_bytes(device); }
-std::size_t max_memory_allocated(Device device) {
-  return peak_allocated_bytes(device);
-}
-// What the allocator holds: the live tensors' bytes and the idle blocks it keeps.
-std::size_t memory_reserved(Device device) {
-  return allocated_bytes(device) + cached_bytes(device);
-}
-void reset_peak_memory_stats(Device device) { reset_peak(device); }
-
-MemoryStats memory_stats(Device device) {
-  MemoryStats stats;
-  if (device.is_cpu()) cpu_cache().fill(stats);  // other devices cache nothing (yet)
-  stats.allocated = allocated_bytes(device);
-  stats.peak_allocated = std::max(peak_allocated_bytes(device), stats.allocated);
-  stats.reserved = stats.allocated + stats.cached;
-  stats.allocations = allocation_count(device);
-  return stats;
-}
-// [end]
+// The cache's counters, for memory_stats() (memory_stats.cpp).
+void detail::fill_cache_stats(MemoryStats& stats) { cpu_cache().fill(stats); }
 void register_allocator(DeviceType type, DeviceAllocator allocator) {
   g_allocators[static_cast<int>(type)] = allocator;
 }
