@@ -22,6 +22,9 @@
 ///   recomputation, so dropout drops the same units twice (`preserve_rng_state`);
 /// - `fn` must compute the same thing twice: no in-place change of what it reads, between forward
 ///   and backward (the saved inputs are checked); the result is not twice-differentiable;
+/// - `fn` reads only its inputs and leaves (parameters): a non-leaf tensor it captured from outside
+///   would take the recomputation's backward into the outer graph. Under `autograd::grad`, the
+///   parameters inside still get their `.grad` accumulated (PyTorch refuses `.grad()` instead);
 /// - when no input requires grad (the first segment, whose input is the data), PyTorch's
 ///   reentrant version warns and gives the parameters inside no gradient; Kindling checkpoints
 ///   the segment all the same and the parameters get their gradients (as PyTorch's
