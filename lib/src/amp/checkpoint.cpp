@@ -3,13 +3,13 @@
 // PyTorch's default torch.utils.checkpoint).
 #include "kindling/amp/checkpoint.hpp"
 
+#include "amp/pieces.hpp"
+
 #include <string>
 #include <utility>
 
-#include "kindling/autograd/engine.hpp"
 #include "kindling/autograd/function.hpp"
 #include "kindling/autograd/grad_mode.hpp"
-#include "kindling/autograd/reentrant.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/error.hpp"
 #include "kindling/tensor/random.hpp"
@@ -41,54 +41,13 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
   }
 
   // [snippet: checkpoint-backward]
+  // What the segment's backward needs: its inputs, which of them want a gradient, the generator's
+  // state of the first run. The recomputation and the backward through it are ch06.ex3.
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grad) {
-    // 1. The inputs again, as fresh leaves: the recomputed graph ends at them.
-    autograd::Grads saved = ctx.saved_tensors();
-    std::vector<Tensor> leaves;
-    for (std::size_t i = 0; i < saved.size(); ++i) {
-      Tensor leaf = saved[i].detach();
-      if (ctx.needs_input_grad(i)) leaf.requires_grad_();
-      leaves.push_back(leaf);
-    }
-    // 2. The segment again, recorded, with the random numbers of the first time.
-    std::vector<Tensor> outputs;
-    {
-      const std::string now =
-          preserve_rng_state ? default_generator().get_state() : std::string();
-      if (preserve_rng_state) default_generator().set_state(rng_state);
-      struct Restore {
-        const std::string& state;
-        bool on;
-        ~Restore() {
-          if (on) default_generator().set_state(state);
-        }
-      } restore{now, preserve_rng_state};
-      EnableGradGuard enable_grad;
-      outputs = fn(leaves);
-    }
-    if (outputs.size() != grad.size()) {
-      throw AutogradError(
-          "checkpoint: the segment returned " + std::to_string(outputs.size()) +
-          " tensors when recomputed, " + std::to_string(grad.size()) +
-          " the first time. Hint: it must compute the same thing twice.");
-    }
-    // 3. Its backward, inside this one: gradients reach the leaves above and,
-    //    accumulated into .grad, the parameters the segment used.
-    std::vector<Tensor> roots, root_grads;
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      if (outputs[i].requires_grad() && grad[i].defined()) {
-        roots.push_back(outputs[i]);
-        root_grads.push_back(grad[i]);
-      }
-    }
-    if (!roots.empty()) {
-      autograd::detail::ReentrantBackwardGuard allow;
-      autograd::backward(roots, root_grads);
-    }
-    autograd::Grads result;
-    for (const Tensor& leaf : leaves)
-      result.push_back(leaf.requires_grad() ? leaf.grad() : Tensor());
-    return result;
+    const autograd::Grads saved = ctx.saved_tensors();
+    std::vector<bool> needs_grad;
+    for (std::size_t i = 0; i < saved.size(); ++i) needs_grad.push_back(ctx.needs_input_grad(i));
+    return detail::checkpoint_backward(fn, saved, needs_grad, preserve_rng_state ? &rng_state : nullptr, grad);
   }
   // [end]
 };
