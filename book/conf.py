@@ -106,6 +106,7 @@ kindling_api_layers = [
     ("nn", "Modules", 3, ["nn"]),
     ("data", "Data", 4, ["data"]),
     ("train", "Training: losses, optimizers, schedulers, logging", 5, ["train", "optim"]),
+    ("amp", "Out of memory: mixed precision, checkpointing", 6, ["amp"]),
 ]
 for _layer, *_ in kindling_api_layers:
     breathe_projects[_layer] = str(DOXYGEN_OUT / "layers" / _layer)

@@ -129,3 +129,67 @@ PARITY_CASE("autocast/mlp-step-grad") {
   }
   return {loss, logits};
 }
+
+// ---- gradient accumulation -------------------------------------------------------------------------
+namespace {
+constexpr int kAccumulationSteps = 4, kMicroBatches = 8;
+
+// The accumulation loop of ch06_amp.py: the parameters after each optimizer step.
+template <class Optimizer, class Options>
+Tensor accumulation(parity::Inputs& in, bool divide, Options options) {
+  std::vector<Tensor> params;
+  for (const char* name : {"w1", "b1", "w2", "b2"}) params.push_back(in[name].clone().requires_grad_());
+  Optimizer opt(params, options);
+  std::vector<Tensor> trajectory;
+  opt.zero_grad();
+  for (int i = 0; i < kMicroBatches; ++i) {
+    const Tensor h = F::linear(in["x"][i], params[0], params[1]).relu();
+    Tensor loss = F::cross_entropy(F::linear(h, params[2], params[3]), in["y"][i]);
+    if (divide) loss = loss / kAccumulationSteps;
+    loss.backward();
+    if ((i + 1) % kAccumulationSteps == 0) {
+      opt.step();
+      opt.zero_grad();
+      std::vector<Tensor> flat;
+      for (const Tensor& p : params) flat.push_back(p.detach().flatten());
+      trajectory.push_back(kd::cat(flat));
+    }
+  }
+  return kd::stack(trajectory);
+}
+}  // namespace
+
+PARITY_CASE("accumulation/sgd-divided") {
+  return accumulation<kd::optim::SGD>(in, true, kd::optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
+}
+PARITY_CASE("accumulation/sgd-undivided") {
+  return accumulation<kd::optim::SGD>(in, false, kd::optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
+}
+PARITY_CASE("accumulation/adam-divided") {
+  return accumulation<kd::optim::Adam>(in, true, kd::optim::AdamOptions{.lr = 0.01});
+}
+PARITY_CASE("accumulation/adam-undivided") {
+  return accumulation<kd::optim::Adam>(in, false, kd::optim::AdamOptions{.lr = 0.01});
+}
+
+// ---- activation checkpointing ---------------------------------------------------------------------
+namespace utils = kindling::utils;
+
+PARITY_CASE("checkpoint/mlp-grad") {
+  // The segments run again in backward, after this function returned: capture by value.
+  const Tensor w1 = in["w1"], b1 = in["b1"], w2 = in["w2"], b2 = in["b2"];
+  Tensor h = utils::checkpoint([=](const Tensor& t) { return F::linear(t, w1, b1).tanh(); }, in["x"]);
+  h = utils::checkpoint([=](const Tensor& t) { return F::linear(t, w2, b2).relu(); }, h);
+  return F::linear(h, in["w3"], in["b3"]);
+}
+PARITY_CASE("checkpoint/shared-weight-grad") {
+  const Tensor w = in["w"];
+  auto seg = [w](const Tensor& t) { return t.matmul(w).sigmoid(); };
+  const Tensor h = utils::checkpoint(seg, utils::checkpoint(seg, in["x"]));
+  return h.matmul(in["v"]).sum() + (w * w).sum();
+}
+PARITY_CASE("checkpoint/two-in-two-out-grad") {
+  auto seg = [](const std::vector<Tensor>& t) { return std::vector<Tensor>{t[0] * t[1], (t[0] + t[1]).exp()}; };
+  const auto out = utils::checkpoint(seg, {in["a"], in["b"]});
+  return {out[0], out[1]};
+}

@@ -1,64 +1,9 @@
 # Chapter 6 parity: GradScaler against PyTorch 1.13's own torch.cuda.amp.GradScaler.
 #
-# PyTorch 1.13 runs GradScaler only on CUDA: on the CPU it disables itself, scale() asserts a CUDA
-# tensor, and its two kernels (_amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_) have
-# no CPU version. The oracle therefore runs PyTorch's GradScaler class -- its stages, step skipping,
-# update and state_dict, all its Python -- with those two kernels written below for the CPU exactly
-# as PyTorch's CUDA kernels compute them (aten/src/ATen/native/cuda/AmpKernels.cu), and its CUDA
-# assertions left out (scale() reduced to its line for one tensor, outputs * self._scale).
-import torch.cuda.amp.grad_scaler as gs
-
-
-def _non_finite_check_and_unscale_(grads, found_inf, inv_scale):
-    """AmpKernels.cu: found_inf = 1 if any element is inf/NaN; every element *= inv_scale in
-    float32 (float64 for double), left alone when inv_scale == 1."""
-    for g in grads:
-        if not bool(torch.isfinite(g).all()):
-            found_inf.fill_(1.0)
-        if float(inv_scale) != 1.0:
-            g.copy_((g.double() if g.dtype == torch.float64 else g.float()) * inv_scale.to(
-                torch.float64 if g.dtype == torch.float64 else torch.float32))
-
-
-def _update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
-    """AmpKernels.cu's _amp_update_scale_cuda_kernel: float32 scale, int32 tracker."""
-    s = float(scale)
-    if float(found_inf):
-        scale.fill_(s * backoff_factor)
-        growth_tracker.fill_(0)
-    else:
-        successful = int(growth_tracker) + 1
-        if successful == growth_interval:
-            grown = torch.tensor(s * growth_factor, dtype=torch.float32)
-            if bool(torch.isfinite(grown)):
-                scale.copy_(grown)
-            growth_tracker.fill_(0)
-        else:
-            growth_tracker.fill_(successful)
-    return scale
-
-
-torch._amp_foreach_non_finite_check_and_unscale_ = _non_finite_check_and_unscale_
-torch._amp_update_scale_ = _update_scale_
-gs.amp_definitely_not_available = lambda: False  # lets the constructor keep enabled=True
-
-
-class _CPUReplicator(gs._MultiDeviceReplicator):
-    def __init__(self, master_tensor):  # PyTorch's, without its CUDA assertion
-        self.master = master_tensor
-        self._per_device_tensors = {}
-
-
-gs._MultiDeviceReplicator = _CPUReplicator
-
-
-class CPUGradScaler(gs.GradScaler):
-    def scale(self, outputs):  # PyTorch's scale() for one tensor, without its CUDA assertion
-        if not self._enabled:
-            return outputs
-        if self._scale is None:
-            self._lazy_init_scale_growth_tracker(outputs.device)
-        return outputs * self._scale.to(device=outputs.device)
+# PyTorch 1.13 runs GradScaler only on CUDA; the oracle runs PyTorch's GradScaler class -- its stages,
+# step skipping, update and state_dict, all its Python -- with its two kernels written for the CPU
+# exactly as PyTorch's CUDA kernels compute them (tests/parity/cpu_grad_scaler.py).
+from cpu_grad_scaler import CPUGradScaler  # noqa: E402  (PyTorch's GradScaler, its kernels on the CPU)
 
 
 STEPS = 16
@@ -200,3 +145,67 @@ def mlp_step(x, w1, b1, w2, b2, y):
 
 case("autocast/mlp-step-grad", mlp_step, x=randn(8, 6), w1=randn(7, 6), b1=randn(7), w2=randn(3, 7),
      b2=randn(3), y=randint(0, 3, 8), grad=True, nograd=["x"], **LOOSE)
+
+
+# ---- gradient accumulation: the loop with and without "/ accumulation_steps" ---------------------
+ACCUMULATION_STEPS, MICRO_BATCHES = 4, 8
+
+
+def accumulation(divide, optimizer):
+    """The accumulation loop: backward every micro-batch, step and zero_grad every
+    ACCUMULATION_STEPS. Returns the parameters after each optimizer step (the trajectory)."""
+    def run(w1, b1, w2, b2, x, y):
+        params = [p.clone().requires_grad_(True) for p in (w1, b1, w2, b2)]
+        if optimizer == "sgd":
+            opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)
+        else:
+            opt = torch.optim.Adam(params, lr=0.01)
+        trajectory = []
+        opt.zero_grad()
+        for i in range(MICRO_BATCHES):
+            h = F.linear(x[i], params[0], params[1]).relu()
+            loss = F.cross_entropy(F.linear(h, params[2], params[3]), y[i])
+            if divide:
+                loss = loss / ACCUMULATION_STEPS
+            loss.backward()
+            if (i + 1) % ACCUMULATION_STEPS == 0:
+                opt.step()
+                opt.zero_grad()
+                trajectory.append(torch.cat([p.detach().flatten() for p in params]))
+        return torch.stack(trajectory)
+    return run
+
+
+acc_inputs = lambda: dict(w1=randn(5, 6), b1=randn(5), w2=randn(3, 5), b2=randn(3),  # noqa: E731
+                          x=randn(MICRO_BATCHES, 4, 6), y=randint(0, 3, MICRO_BATCHES, 4))
+case("accumulation/sgd-divided", accumulation(True, "sgd"), **acc_inputs())
+case("accumulation/sgd-undivided", accumulation(False, "sgd"), **acc_inputs())
+case("accumulation/adam-divided", accumulation(True, "adam"), **acc_inputs())
+case("accumulation/adam-undivided", accumulation(False, "adam"), **acc_inputs())
+
+
+# ---- activation checkpointing: the same gradients as the plain forward ----------------------------
+from torch.utils.checkpoint import checkpoint
+
+
+def checkpointed_mlp(x, w1, b1, w2, b2, w3, b3):
+    h = checkpoint(lambda t: F.linear(t, w1, b1).tanh(), x)
+    h = checkpoint(lambda t: F.linear(t, w2, b2).relu(), h)
+    return F.linear(h, w3, b3)
+
+
+case("checkpoint/mlp-grad", checkpointed_mlp, x=randn(4, 6), w1=randn(5, 6), b1=randn(5), w2=randn(5, 5),
+     b2=randn(5), w3=randn(2, 5), b3=randn(2), grad=True)
+
+
+def checkpoint_shared_weight(x, w, v):
+    """w is used by two checkpointed segments and outside them: three routes into one .grad."""
+    seg = lambda t: (t @ w).sigmoid()  # noqa: E731
+    h = checkpoint(seg, checkpoint(seg, x))
+    return (h @ v).sum() + (w * w).sum()
+
+
+case("checkpoint/shared-weight-grad", checkpoint_shared_weight, x=randn(3, 4), w=randn(4, 4), v=randn(4, 2),
+     grad=True)
+case("checkpoint/two-in-two-out-grad",
+     lambda a, b: checkpoint(lambda p, q: (p * q, (p + q).exp()), a, b), a=randn(3, 2), b=randn(3, 2), grad=True)

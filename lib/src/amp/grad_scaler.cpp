@@ -3,43 +3,16 @@
 // rules for skipping a step and for growth and backoff (its _amp_update_scale_ kernel).
 #include "kindling/amp/grad_scaler.hpp"
 
+#include "amp/pieces.hpp"
+
 #include <cmath>
-#include <type_traits>
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/error.hpp"
-#include "tensor/dispatch.hpp"
 
 namespace kindling::amp {
 namespace {
-
-/// g *= inv_scale in place; returns true when some element of g is inf or NaN. Each element is
-/// multiplied in float32 (in float64 for a float64 gradient) and rounded once, like PyTorch's
-/// _amp_foreach_non_finite_check_and_unscale_; an inv_scale of exactly 1 leaves values untouched.
-bool unscale_and_check(Tensor& g, float inv_scale) {
-  Tensor c = g.is_contiguous() ? g : g.contiguous();
-  bool found_inf = false;
-  detail::dispatch_all(c.dtype(), "GradScaler.unscale_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T>) {
-      throw DTypeError("GradScaler.unscale_: a gradient of dtype " + std::string(dtype_name(c.dtype())) +
-                       " cannot be unscaled.");
-    } else {
-      using Math = std::conditional_t<std::is_same_v<T, double>, double, float>;
-      T* p = c.data_ptr<T>();
-      const std::int64_t n = c.numel();
-      for (std::int64_t i = 0; i < n; ++i) {
-        const Math v = static_cast<Math>(p[i]);
-        found_inf |= !std::isfinite(v);
-        p[i] = static_cast<T>(inv_scale == 1.0f ? v : v * static_cast<Math>(inv_scale));
-      }
-    }
-  });
-  if (c.shares_storage(g)) g.storage()->bump_version();
-  else g.copy_(c);
-  return found_inf;
-}
 
 void check_options(const GradScalerOptions& o) {
   auto bad = [](const std::string& what) {
@@ -97,7 +70,7 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
                          shape_str(p.shape()) + "): attempting to unscale FP16 gradients. Hint: keep the "
                          "parameters in float32 and let autocast run the ops in float16.");
       }
-      found |= unscale_and_check(grad, inv_scale);
+      found |= detail::unscale_and_check(grad, inv_scale);  // ch06.ex1
     }
   }
   st.found_inf = found;
@@ -132,17 +105,9 @@ void GradScaler::update(std::optional<double> new_scale) {
     }
     bool found_inf = false;
     for (const auto& [opt, st] : per_optimizer_) found_inf |= st.found_inf;
-    // PyTorch's _amp_update_scale_: the scale is a float32 number.
-    if (found_inf) {
-      scale_ = static_cast<float>(scale_ * options_.backoff_factor);
-      growth_tracker_ = 0;
-    } else if (growth_tracker_ + 1 == options_.growth_interval) {
-      const float grown = static_cast<float>(scale_ * options_.growth_factor);
-      if (std::isfinite(grown)) scale_ = grown;  // never grow to inf
-      growth_tracker_ = 0;
-    } else {
-      ++growth_tracker_;
-    }
+    // PyTorch's _amp_update_scale_ (ch06.ex2): the scale is a float32 number.
+    detail::update_scale(scale_, growth_tracker_, found_inf, options_.growth_factor, options_.backoff_factor,
+                         options_.growth_interval);
   }
   per_optimizer_.clear();
 }

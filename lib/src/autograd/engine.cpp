@@ -11,13 +11,16 @@
 #include "kindling/autograd/engine.hpp"
 
 #include <atomic>
+#include <deque>
 #include <mutex>
 #include <queue>
 #include <string>
+#include <utility>
 
 #include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/autograd/node.hpp"
+#include "kindling/autograd/reentrant.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "autograd/pieces.hpp"
 #include "tensor/dispatch.hpp"
@@ -30,13 +33,15 @@ namespace kindling::autograd {
 // validate_outputs makes, is exercise 2 (solutions/ch02/ex2_sum_to.cpp).
 
 // The task list is reused from run to run (runs are serialised by the engine's mutex): a long
-// graph then costs no large allocations.
-static std::vector<Task>& task_storage() {
-  static std::vector<Task> tasks;
-  return tasks;
+// graph then costs no large allocations. A nested run (depth 1, 2, ...) has a list of its own; a
+// deque never moves its elements, so the outer runs' references stay valid.
+static std::vector<Task>& task_storage(int depth) {
+  static std::deque<std::vector<Task>> lists(1);
+  while (static_cast<int>(lists.size()) <= depth) lists.emplace_back();
+  return lists[static_cast<std::size_t>(depth)];
 }
 
-EngineSlots::EngineSlots() : tasks(task_storage()) {
+EngineSlots::EngineSlots(int depth) : tasks(task_storage(depth)), nested(depth > 0) {
   static std::atomic<std::uint64_t> next_run{1};
   run = next_run.fetch_add(1);
   tasks.clear();
@@ -52,6 +57,12 @@ bool is_expandable_to(const Shape& shape, const Shape& target) {
 }
 
 namespace {
+
+// How many ReentrantBackwardGuards this thread holds now.
+int& reentrant_allowed() {
+  thread_local int allowed = 0;
+  return allowed;
+}
 
 struct Root {
   Edge edge;
@@ -173,22 +184,24 @@ std::vector<Root> make_roots(const std::vector<Tensor>& tensors, const std::vect
 // each captured edge instead of accumulating into leaves.
 void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, bool accumulate_leaves,
              const std::vector<Edge>* captures, std::vector<Tensor>* captured) {
-  // One backward at a time: the per-run bookkeeping lives in the nodes (EngineSlots).
-  thread_local bool running = false;
-  if (running) {
+  // One backward at a time: the per-run bookkeeping lives in the nodes (EngineSlots). The one
+  // exception is a backward that runs inside a formula on the same thread, when the formula asked
+  // for it (detail::ReentrantBackwardGuard: checkpointing differentiates its recomputed segment).
+  thread_local int depth = 0;
+  if (depth > 0 && reentrant_allowed() == 0) {
     throw AutogradError("backward: called from inside a backward formula. Hint: a Function's backward must "
                         "compute its gradients with tensor ops, not by running another backward.");
   }
-  static std::mutex engine_mutex;
-  std::lock_guard<std::mutex> lock(engine_mutex);
-  running = true;
-  struct Done {
-    bool& flag;
-    ~Done() { flag = false; }
-  } done{running};
+  static std::recursive_mutex engine_mutex;  // recursive: a nested run holds it already
+  std::lock_guard<std::recursive_mutex> lock(engine_mutex);
+  struct Depth {
+    int& d;
+    int allowed;
+    ~Depth() { --d, reentrant_allowed() = allowed; }
+  } guard{++depth, std::exchange(reentrant_allowed(), 0)};  // formulas of this run: not allowed again
   // Formulas are plain tensor ops: recorded only when the gradients must be differentiable.
   AutoGradMode grad_mode(create_graph);
-  EngineSlots slots;
+  EngineSlots slots(depth - 1);
 
   // 1. dependencies: how many gradients each node waits for
   SmallVector<Node*, 4> root_nodes;
@@ -304,5 +317,10 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs, bool retain_graph, bool allow_unused) {
   return grad(outputs, inputs, grad_outputs, GradOptions{.retain_graph = retain_graph, .allow_unused = allow_unused});
 }
+
+namespace detail {
+ReentrantBackwardGuard::ReentrantBackwardGuard() { ++reentrant_allowed(); }
+ReentrantBackwardGuard::~ReentrantBackwardGuard() { --reentrant_allowed(); }
+}  // namespace detail
 
 }  // namespace kindling::autograd

@@ -96,6 +96,10 @@ struct Task {
   Node* node = nullptr;
   int dependencies = 0;  // gradients still to come from the nodes above
   Grads buffer;          // one slot per output of the node: the gradient received so far
+  // A nested run (checkpointing's backward inside a backward) puts back what the outer run had
+  // written into the node's slot fields: both runs may reach the same leaf (a parameter).
+  std::uint64_t outer_run = 0;
+  std::uint32_t outer_slot = 0;
 };
 
 /// Per-run state of every node reached by one backward call, found through the node's slot
@@ -103,16 +107,21 @@ struct Task {
 struct EngineSlots {
   std::uint64_t run;
   std::vector<Task>& tasks;
-  EngineSlots();
-  ~EngineSlots() { tasks.clear(); }  // drop leftover gradients (an exception midway) right away
+  bool nested;  // runs inside another run on this thread (depth > 0)
+  explicit EngineSlots(int depth = 0);
+  ~EngineSlots() {
+    if (nested)
+      for (Task& t : tasks) t.node->engine_run_ = t.outer_run, t.node->engine_slot_ = t.outer_slot;
+    tasks.clear();  // drop leftover gradients (an exception midway) right away
+  }
   /// True when n was already visited in this run.
   bool visited(const Node* n) const { return n->engine_run_ == run; }
   /// Marks n as part of this run (a new Task with 0 dependencies); true the first time only.
   bool visit(Node* n) {
     if (n->engine_run_ == run) return false;
+    tasks.push_back({n, 0, {}, n->engine_run_, n->engine_slot_});
     n->engine_run_ = run;
-    n->engine_slot_ = static_cast<std::uint32_t>(tasks.size());
-    tasks.push_back({n, 0, {}});
+    n->engine_slot_ = static_cast<std::uint32_t>(tasks.size() - 1);
     return true;
   }
   std::uint32_t slot(const Node* n) const { return n->engine_slot_; }

@@ -1,5 +1,8 @@
 #include "kindling/tensor/storage.hpp"
+#include "kindling/tensor/memory_stats.hpp"
+#include "cache_stats.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -65,8 +68,10 @@ class CpuCache {
         void* p = it->second.back();
         it->second.pop_back();
         cached_bytes_ -= size;
+        ++hits_;  // counters live under the lock this path takes anyway: no extra atomics
         return p;
       }
+      ++misses_;
     }
 #endif
     // 64-byte alignment: whole cache lines, and any SIMD width the compiler picks. Aligned by hand
@@ -100,6 +105,7 @@ class CpuCache {
         cached_bytes_ += size;
         return;
       }
+      ++released_;
     }
 #endif
     std::free(static_cast<void**>(data)[-1]);  // the raw pointer stored before the data
@@ -107,8 +113,10 @@ class CpuCache {
 
   void empty() {
     std::lock_guard lock(mutex_);
-    for (auto& [size, blocks] : free_)
+    for (auto& [size, blocks] : free_) {
       for (void* p : blocks) std::free(static_cast<void**>(p)[-1]);
+      released_ += blocks.size();
+    }
     free_.clear();
     cached_bytes_ = 0;
   }
@@ -116,6 +124,16 @@ class CpuCache {
   std::size_t cached_bytes() {
     std::lock_guard lock(mutex_);
     return cached_bytes_;
+  }
+
+  // The cache's part of memory::memory_stats(), read under one lock so that it is consistent.
+  void fill(memory::MemoryStats& stats) {
+    std::lock_guard lock(mutex_);
+    stats.cached = cached_bytes_;
+    for (const auto& [size, blocks] : free_) stats.cached_blocks += blocks.size();
+    stats.cache_hits = hits_;
+    stats.cache_misses = misses_;
+    stats.released_blocks = released_;
   }
 
  private:
@@ -142,6 +160,7 @@ class CpuCache {
   std::mutex mutex_;
   std::unordered_map<std::size_t, std::vector<void*>> free_;  // rounded size -> idle blocks
   std::size_t cached_bytes_ = 0;
+  std::size_t hits_ = 0, misses_ = 0, released_ = 0;  // see memory::MemoryStats
 };
 
 // Never destroyed: tensors in static objects may be freed after main() returns.
@@ -189,6 +208,9 @@ void reset_peak(Device device) { meter(device).peak.store(meter(device).current.
 std::size_t allocation_count(Device device) { return meter(device).count.load(); }
 std::size_t cached_bytes(Device device) { return device.is_cpu() ? cpu_cache().cached_bytes() : 0; }
 void empty_cache() { cpu_cache().empty(); }
+
+// The cache's counters, for memory_stats() (memory_stats.cpp).
+void detail::fill_cache_stats(MemoryStats& stats) { cpu_cache().fill(stats); }
 void register_allocator(DeviceType type, DeviceAllocator allocator) {
   g_allocators[static_cast<int>(type)] = allocator;
 }
