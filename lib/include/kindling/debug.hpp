@@ -6,3 +6,6 @@
 #include "kindling/autograd/anomaly_mode.hpp"
 #include "kindling/autograd/hooks.hpp"
 #include "kindling/debug/clip_grad.hpp"
+#include "kindling/debug/data_scan.hpp"
+#include "kindling/debug/doctor.hpp"
+#include "kindling/debug/grad_report.hpp"
