@@ -9,3 +9,4 @@
 #include "kindling/debug/data_scan.hpp"
 #include "kindling/debug/doctor.hpp"
 #include "kindling/debug/grad_report.hpp"
+#include "kindling/debug/loader_profiler.hpp"
