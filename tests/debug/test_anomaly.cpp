@@ -122,3 +122,18 @@ TEST_CASE("anomaly: an Inf gradient in float64 is caught too") {
   Tensor y = x.sqrt().sum();
   CHECK_THROWS_AS(y.backward(), kd::autograd::AnomalyError);
 }
+
+TEST_CASE("anomaly: an op outside any module call names the line that turned the mode on") {
+  Tensor x = kd::tensor(std::vector<float>{0.f, 1.f}, {2}).requires_grad_();
+  const int line = __LINE__ + 1;
+  kd::autograd::DetectAnomalyGuard guard;
+  Tensor y = x.log().sum();
+  try {
+    y.backward();
+    FAIL("no anomaly raised");
+  } catch (const kd::autograd::AnomalyError& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("test_anomaly.cpp:" + std::to_string(line)) != std::string::npos);
+  }
+}

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,20 +16,39 @@
 
 namespace kindling::autograd {
 
-void set_detect_anomaly(bool enabled, AnomalyOptions options) {
+namespace {
+// Where anomaly mode was last turned on (the guard's or set_detect_anomaly's line).
+std::mutex g_site_mutex;
+bool g_has_site = false;
+std::source_location g_site;
+}  // namespace
+
+void set_detect_anomaly(bool enabled, AnomalyOptions options, std::source_location where) {
+  {
+    std::lock_guard lock(g_site_mutex);
+    g_has_site = enabled;
+    g_site = where;
+  }
   detail::g_anomaly_check_nan.store(options.check_nan);
   detail::g_anomaly_check_forward.store(options.check_forward);
   detail::g_anomaly_enabled.store(enabled);
 }
 
-DetectAnomalyGuard::DetectAnomalyGuard(AnomalyOptions options)
+DetectAnomalyGuard::DetectAnomalyGuard(AnomalyOptions options, std::source_location where)
     : enabled_(detail::g_anomaly_enabled.load()), check_nan_(detail::g_anomaly_check_nan.load()),
       check_forward_(detail::g_anomaly_check_forward.load()) {
-  set_detect_anomaly(true, options);
+  {
+    std::lock_guard lock(g_site_mutex);
+    had_site_ = g_has_site;
+    previous_site_ = g_site;
+  }
+  set_detect_anomaly(true, options, where);
 }
 
 DetectAnomalyGuard::~DetectAnomalyGuard() {
-  set_detect_anomaly(enabled_, {.check_nan = check_nan_, .check_forward = check_forward_});
+  set_detect_anomaly(enabled_, {.check_nan = check_nan_, .check_forward = check_forward_}, previous_site_);
+  std::lock_guard lock(g_site_mutex);
+  g_has_site = had_site_ && enabled_;
 }
 
 // ---- where a node is made ----------------------------------------------------------------------
@@ -57,11 +77,18 @@ CreationTrace current_trace() {
   if (!t_calls.empty()) {
     trace.call_site = t_calls.back().where;
     trace.has_call_site = true;
+  } else {
+    std::lock_guard lock(g_site_mutex);
+    trace.enabled_at = g_site;
+    trace.has_enabled_at = g_has_site;
   }
   return trace;
 }
 
 std::string CreationTrace::str() const {
+  if (!has_call_site && has_enabled_at)
+    return "created outside any module call, below the line that turned anomaly mode on (" +
+           location_str(enabled_at) + ")";
   if (!has_call_site) return "created outside any module call";
   return "created in " + module_path + ", called at " + location_str(call_site);
 }

@@ -69,17 +69,20 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   if (grads.empty()) return zeros({});  // PyTorch: torch.tensor(0.)
   const DType dtype = grads[0].dtype();
 
+  // [snippet: clip-grad-norm]
   // The norm of the per-parameter norms.
-  double total = 0;
-  std::size_t worst = 0;
+  const double p = norm_type;
   std::vector<double> norms;
-  for (const Tensor& g : grads) norms.push_back(grad_norm(g, norm_type));
-  if (std::isinf(norm_type)) {
-    for (double v : norms) total = std::isnan(v) || std::isnan(total) ? std::nan("") : std::max(total, v);
+  for (const Tensor& g : grads) norms.push_back(grad_norm(g, p));
+  double total = 0;
+  if (std::isinf(p)) {
+    for (double v : norms) total = std::isnan(v) ? v : std::max(total, v);
   } else {
-    for (double v : norms) total += norm_type == 2.0 ? v * v : std::pow(v, norm_type);
-    total = norm_type == 2.0 ? std::sqrt(total) : std::pow(total, 1.0 / norm_type);
+    for (double v : norms) total += std::pow(v, p);
+    total = std::pow(total, 1.0 / p);
   }
+  // [end]
+  std::size_t worst = 0;
   // The norms PyTorch would return are rounded to the gradients' dtype; so is the coefficient.
   const Tensor total_t = full({}, total, {.dtype = dtype});
   total = total_t.item<double>();
@@ -93,12 +96,17 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
                      "kd::autograd::DetectAnomalyGuard; to scale by the non-finite norm anyway, pass "
                      "error_if_nonfinite = false.");
   }
+  // [snippet: clip-coef]
+  // One coefficient for every gradient: the directions stay, the total length shrinks.
+  // (In float32 for float32 gradients, as PyTorch computes it.)
   double coef = max_norm / (total + 1e-6);
-  if (dtype != kFloat64) coef = static_cast<float>(max_norm / static_cast<float>(static_cast<float>(total) + 1e-6f));
-  if (!std::isnan(coef)) coef = std::min(coef, 1.0);  // torch.clamp(coef, max=1) keeps a NaN
+  if (dtype != kFloat64) coef = static_cast<float>(max_norm / (float(total) + 1e-6f));
+  // torch.clamp(coef, max=1) keeps a NaN
+  if (!std::isnan(coef)) coef = std::min(coef, 1.0);
   autograd::NoGradGuard no_grad;
   for (Tensor& g : grads) g.mul_(coef);
   return total_t;
+  // [end]
 }
 
 void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value) {

@@ -34,18 +34,23 @@ inline std::atomic<bool> g_anomaly_check_forward{false};
 /// Is anomaly mode on? (`torch.is_anomaly_enabled()`)
 inline bool is_anomaly_enabled() { return detail::g_anomaly_enabled.load(std::memory_order_relaxed); }
 /// Turns anomaly mode on or off for the whole process (`torch.autograd.set_detect_anomaly`).
-void set_detect_anomaly(bool enabled, AnomalyOptions options = {});
+void set_detect_anomaly(bool enabled, AnomalyOptions options = {},
+                        std::source_location where = std::source_location::current());
 
 /// Anomaly mode for a scope (`with torch.autograd.detect_anomaly():`); restores the previous state.
 class DetectAnomalyGuard {
  public:
-  explicit DetectAnomalyGuard(AnomalyOptions options = {});
+  /// `where` (the guard's own line) names the region of nodes made outside any module call.
+  explicit DetectAnomalyGuard(AnomalyOptions options = {},
+                              std::source_location where = std::source_location::current());
   ~DetectAnomalyGuard();
   DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
   DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
 
  private:
   bool enabled_, check_nan_, check_forward_;
+  bool had_site_;
+  std::source_location previous_site_;
 };
 
 /// PyTorch's spelling: `kd::autograd::detect_anomaly guard;` ~ `with torch.autograd.detect_anomaly():`.
@@ -57,6 +62,9 @@ struct CreationTrace {
   std::string module_path;  ///< empty when the op ran outside any module call
   std::source_location call_site;
   bool has_call_site = false;
+  /// Outside any module call: where anomaly mode was turned on (the op is below that line).
+  std::source_location enabled_at;
+  bool has_enabled_at = false;
   std::string str() const;  ///< "created in SimpleNet > Linear, called at net.cpp:12 (forward)"
 };
 
