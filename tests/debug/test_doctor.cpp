@@ -15,7 +15,7 @@ struct SimpleNet : kd::nn::Module {  // chapter 5's
   kd::nn::Linear fc1{784, 128};
   kd::nn::ReLU relu;
   kd::nn::Linear fc2{128, 10};
-  bool softmax = false, detach = false;
+  bool softmax = false, detach = false, log_of_negative = false;
   SimpleNet() {
     register_module("fc1", fc1);
     register_module("relu", relu);
@@ -25,6 +25,7 @@ struct SimpleNet : kd::nn::Module {  // chapter 5's
     Tensor h = relu(fc1(x.view({x.size(0), 784})));
     if (detach) h = h.detach();  // planted: stops the gradient
     Tensor out = fc2(h);
+    if (log_of_negative) out = (out - 1000.0).log();  // planted: NaN on any input
     return softmax ? out.softmax(1) : out;
   }
 };
@@ -41,6 +42,26 @@ struct DropNet : kd::nn::Module {
     register_module("fc2", fc2);
   }
   Tensor forward(const Tensor& x) override { return fc2(drop(relu(fc1(x.view({x.size(0), 784}))))); }
+};
+
+struct SmallCNN : kd::nn::Module {  // chapter 5's CNN
+  kd::nn::Conv2d conv1{1, 16, 3, {.padding = 1}};
+  kd::nn::Conv2d conv2{16, 32, 3, {.padding = 1}};
+  kd::nn::MaxPool2d pool{2};
+  kd::nn::ReLU relu;
+  kd::nn::Linear fc{32 * 7 * 7, 10};
+  SmallCNN() {
+    register_module("conv1", conv1);
+    register_module("conv2", conv2);
+    register_module("pool", pool);
+    register_module("relu", relu);
+    register_module("fc", fc);
+  }
+  Tensor forward(const Tensor& x) override {
+    Tensor h = pool(relu(conv1(x)));
+    h = pool(relu(conv2(h)));
+    return fc(h.flatten(1));
+  }
 };
 
 struct Batch {
@@ -107,6 +128,16 @@ TEST_CASE("doctor: silent on chapter 5's healthy SimpleNet, and leaves the model
   CHECK(report.skipped.empty());
   // the doctor's own train_step calls moved the weights: they are put back
   CHECK(weights(model) == before);
+}
+
+TEST_CASE("doctor: silent on chapter 5's CNN") {
+  kd::manual_seed(0);
+  SmallCNN model;
+  kd::optim::Adam opt(model.parameters(), {.lr = 1e-3});
+  const Batch b = fashion_batch();
+  const auto report = dbg::doctor(model, loss, adam(1e-3), b.x, b.y, with_loops(model, opt));
+  INFO(report.to_string());
+  CHECK(report.healthy());
 }
 
 TEST_CASE("doctor: silent on a healthy Dropout model evaluated with eval()") {
@@ -201,6 +232,22 @@ TEST_CASE("doctor: each planted fault is found") {
     const auto r = run(m, adam(1e-3), x);
     INFO(r.to_string());
     CHECK(r.has("nan-in-data"));
+  }
+  SECTION("a forward that makes NaN from clean data") {
+    kd::manual_seed(0);
+    SimpleNet m;
+    m.log_of_negative = true;
+    const auto r = run(m);
+    INFO(r.to_string());
+    CHECK(r.has("nan-output"));
+    CHECK_FALSE(r.has("nan-in-data"));
+  }
+  SECTION("a forward that throws (the wrong input shape)") {
+    kd::manual_seed(0);
+    SimpleNet m;
+    const auto r = run(m, adam(1e-3), b.x.view({64, 28, 28}).narrow(2, 0, 20).contiguous());
+    INFO(r.to_string());
+    CHECK(r.has("forward-fails"));
   }
   SECTION("data of the wrong dtype") {
     kd::manual_seed(0);
