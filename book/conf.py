@@ -106,6 +106,7 @@ kindling_api_layers = [
     ("nn", "Modules", 3, ["nn"]),
     ("data", "Data", 4, ["data"]),
     ("train", "Training: losses, optimizers, schedulers, logging", 5, ["train", "optim"]),
+    ("debug", "Debugging: clipping, reports, the data scan, the doctor", 7, ["debug"]),
 ]
 for _layer, *_ in kindling_api_layers:
     breathe_projects[_layer] = str(DOXYGEN_OUT / "layers" / _layer)
