@@ -107,6 +107,7 @@ kindling_api_layers = [
     ("data", "Data", 4, ["data"]),
     ("train", "Training: losses, optimizers, schedulers, logging", 5, ["train", "optim"]),
     ("amp", "Out of memory: mixed precision, checkpointing", 6, ["amp"]),
+    ("debug", "Debugging: clipping, reports, the data scan, the doctor", 7, ["debug"]),
 ]
 for _layer, *_ in kindling_api_layers:
     breathe_projects[_layer] = str(DOXYGEN_OUT / "layers" / _layer)

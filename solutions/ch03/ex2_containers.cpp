@@ -32,7 +32,7 @@ Module& ModuleListBase::operator[](std::ptrdiff_t index) const {
 Tensor Sequential::forward(const Tensor& x) {
   // BEGIN SOLUTION ex2: each child's output is the next one's input
   Tensor y = x;
-  for (const Child& c : child_slots()) y = c.module->forward(y);
+  for (const Child& c : child_slots()) y = (*c.module)(y);  // like model(x): hooks run
   return y;
   // END SOLUTION
 }

@@ -18,3 +18,6 @@
 #if __has_include("kindling/amp.hpp")
 #include "kindling/amp.hpp"
 #endif
+#if __has_include("kindling/debug.hpp")
+#include "kindling/debug.hpp"
+#endif

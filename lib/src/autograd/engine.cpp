@@ -19,9 +19,11 @@
 
 #include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/autograd/hooks.hpp"
 #include "kindling/autograd/node.hpp"
 #include "kindling/autograd/reentrant.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "autograd/engine_hooks.hpp"
 #include "autograd/pieces.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/loops.hpp"
@@ -128,6 +130,10 @@ void validate_outputs(const Node& node, Grads& grads) {
     }
     if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
   }
+  // [snippet: anomaly-check]
+  // Anomaly mode: a NaN or Inf the formula returned stops here (anomaly_mode.cpp).
+  if (is_anomaly_enabled()) [[unlikely]] check_backward_outputs(node, grads);
+  // [end]
 }
 
 // The gradient that starts backward at `t`: `given` checked against t, or 1 for a one-element t.
@@ -239,6 +245,10 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
     const std::uint32_t slot = slots.slot(n);
     Grads grads = std::move(slots.tasks[slot].buffer);
     grads.resize(n->num_outputs());
+    // [snippet: hooks-check]
+    // Tensor hooks (register_hook) see the gradient first and may replace it (hooks.cpp).
+    if (n->hooks()) [[unlikely]] run_pre_hooks(*n, grads);
+    // [end]
 
     if (accumulate_leaves) {
       // retain_grad(): a non-leaf asked to keep the gradient of the output this node receives.

@@ -1,6 +1,9 @@
 // The non-template parts of autograd::Function: saved tensors and their version check, the context,
 // and attaching a new node to the outputs of forward.
 #include "kindling/autograd/function.hpp"
+
+#include "kindling/autograd/anomaly_mode.hpp"
+#include "autograd/engine_hooks.hpp"
 #include "kindling/tensor/small_object_pool.hpp"
 
 #include <string>
@@ -142,6 +145,7 @@ void attach_outputs(Node& node, Context& ctx, std::span<Tensor* const> outputs) 
     meta.requires_grad = true;
     meta.grad_fn = self;
     meta.output_nr = static_cast<std::uint32_t>(i);
+    if (is_anomaly_enabled()) [[unlikely]] check_forward_output(node, out, i);  // anomaly_mode.cpp
   }
   SmallVector<Tensor, 3> outs;
   for (Tensor* t : outputs) outs.push_back(*t);

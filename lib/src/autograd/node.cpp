@@ -8,6 +8,7 @@
 
 #include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/autograd/hooks.hpp"
 #include "kindling/tensor/creation.hpp"
 
 namespace kindling::autograd {
@@ -17,7 +18,14 @@ std::atomic<std::uint64_t> g_next_sequence_nr{0};
 }  // namespace
 
 Node::Node(std::uint32_t num_outputs)
-    : num_outputs_(num_outputs), sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+    : num_outputs_(num_outputs), sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {
+  if (is_anomaly_enabled()) [[unlikely]] ensure_hooks().trace = current_trace();
+}
+
+NodeHooks& Node::ensure_hooks() {
+  if (!hooks_) hooks_ = std::make_shared<NodeHooks>();
+  return *hooks_;
+}
 
 // A chain y_n = f(y_{n-1}) is a linked list of nodes. Letting each node's shared_ptr members die
 // naturally would destroy node n-1 inside node n's destructor, n-2 inside that, ... -- one stack
@@ -100,6 +108,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {
   std::lock_guard<std::mutex> lock(mutex);
   if (auto existing = meta.grad_accumulator.lock()) return existing;
   auto node = std::make_shared<AccumulateGrad>(leaf);
+  if (meta.leaf_hooks) node->set_hooks(meta.leaf_hooks);  // the leaf's register_hook hooks
   meta.grad_accumulator = node;
   return node;
 }

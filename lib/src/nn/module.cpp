@@ -14,13 +14,15 @@ Module::Module(Module&& other)
     : parameters_(std::move(other.parameters_)),
       buffers_(std::move(other.buffers_)),
       children_(std::move(other.children_)),
-      training_(other.training_) {
+      training_(other.training_),
+      hooks_(std::move(other.hooks_)) {
   for (const Child& c : children_) {
     if (!c.owner) {
       // Put the registries back so `other` stays usable, then refuse.
       other.parameters_ = std::move(parameters_);
       other.buffers_ = std::move(buffers_);
       other.children_ = std::move(children_);
+      other.hooks_ = std::move(hooks_);
       throw Error("cannot move a module that registered the member '" + c.name +
                   "' by reference: the registry would keep pointing into the moved-from object. "
                   "Hint: construct the module where it lives, or hold it in a std::shared_ptr "

@@ -12,6 +12,7 @@
 namespace kindling::autograd {
 
 class Node;
+struct NodeHooks;
 
 struct AutogradMeta final : AutogradMetaInterface {
   AutogradMeta() { is_full = true; }
@@ -26,6 +27,8 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::weak_ptr<Node> grad_accumulator;
   /// A non-leaf that called retain_grad() keeps its gradient in `grad` too.
   bool retains_grad = false;
+  /// A leaf's tensor hooks (register_hook): shared with its AccumulateGrad, which may come and go.
+  std::shared_ptr<NodeHooks> leaf_hooks;
 
   bool is_leaf() const override { return grad_fn == nullptr; }
 

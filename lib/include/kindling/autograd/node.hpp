@@ -21,6 +21,7 @@
 namespace kindling::autograd {
 
 class Node;
+struct NodeHooks;  // hooks.hpp: tensor hooks and the anomaly-mode trace
 
 /// Gradients going through one node: one per output of the forward op (into backward), or one per
 /// input (out of it). An undefined entry means "no gradient" (as good as zeros).
@@ -88,6 +89,15 @@ class Node : public std::enable_shared_from_this<Node> {
   void add_retained_grad(const std::shared_ptr<TensorImpl>& tensor, std::uint32_t output_nr);
   const std::vector<RetainedGrad>& retained_grads() const { return retained_; }
 
+  /// Tensor hooks and the anomaly-mode trace (hooks.hpp); null for almost every node, so the
+  /// engine's check costs one branch.
+  NodeHooks* hooks() const { return hooks_.get(); }
+  /// The node's hooks, created if missing.
+  NodeHooks& ensure_hooks();
+  /// Shares `hooks` (a leaf's hooks live in its AutogradMeta and reach its AccumulateGrad here).
+  void set_hooks(std::shared_ptr<NodeHooks> hooks) { hooks_ = std::move(hooks); }
+  const std::shared_ptr<NodeHooks>& shared_hooks() const { return hooks_; }
+
  protected:
   EdgeList next_functions_;
   SmallVector<InputMetadata, 2> input_metadata_;
@@ -97,6 +107,7 @@ class Node : public std::enable_shared_from_this<Node> {
   std::uint32_t num_outputs_;
   std::uint64_t sequence_nr_;
   std::vector<RetainedGrad> retained_;
+  std::shared_ptr<NodeHooks> hooks_;
   // Which backward run last visited this node, and the node's index in that run's task list:
   // lets the engine find a node's state without a hash map (10,000 nodes = 10,000 lookups).
   std::uint64_t engine_run_ = 0;

@@ -27,11 +27,14 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <typeinfo>
 #include <utility>
 #include <vector>
 
+#include "kindling/autograd/anomaly_mode.hpp"
+#include "kindling/autograd/hooks.hpp"
 #include "kindling/nn/state_dict.hpp"
 #include "kindling/tensor/tensor.hpp"
 
@@ -57,7 +60,26 @@ class Module {
   /// The computation. Override it: `Tensor forward(const Tensor& x) override { ... }`.
   virtual Tensor forward(const Tensor& input);
   /// `model(x)`: calls forward(x), like PyTorch's `__call__`.
-  Tensor operator()(const Tensor& input) { return forward(input); }
+  /// `model(x)`: forward(x), plus the module's hooks when it has any, and (in anomaly mode) the
+  /// caller's line for the nodes forward makes. Without hooks it is one test and the call.
+  Tensor operator()(const Tensor& input, std::source_location where = std::source_location::current()) {
+    if (!hooks_ && !autograd::is_anomaly_enabled()) [[likely]] return forward(input);
+    return call_with_hooks(input, where);
+  }
+
+  // ---- hooks (PyTorch's register_forward_pre_hook, register_forward_hook,
+  //      register_full_backward_hook); each returns a handle whose remove() takes the hook out ------
+  /// `hook(module, input)` runs before forward; a defined result replaces the input.
+  using ForwardPreHook = std::function<Tensor(Module&, const Tensor& input)>;
+  /// `hook(module, input, output)` runs after forward; a defined result replaces the output.
+  using ForwardHook = std::function<Tensor(Module&, const Tensor& input, const Tensor& output)>;
+  /// `hook(module, grad_input, grad_output)` runs when the gradient w.r.t. the module's input has
+  /// been computed; grad_input is undefined when the input does not require grad. A defined result
+  /// replaces grad_input.
+  using BackwardHook = std::function<Tensor(Module&, const Tensor& grad_input, const Tensor& grad_output)>;
+  autograd::RemovableHandle register_forward_pre_hook(ForwardPreHook hook);
+  autograd::RemovableHandle register_forward_hook(ForwardHook hook);
+  autograd::RemovableHandle register_full_backward_hook(BackwardHook hook);
 
   // ---- registering --------------------------------------------------------------------------------
   /// Registers a parameter (marks it requires_grad unless `requires_grad` is false) and returns the
@@ -161,6 +183,9 @@ class Module {
   void check_new_name(const std::string& name, const char* what) const;
   void for_each_tensor(const std::function<void(Tensor&)>& fn);
   [[noreturn]] void throw_bad_cast(const char* wanted) const;
+  Tensor call_with_hooks(const Tensor& input, std::source_location where);  // module_hooks.cpp
+  struct Hooks;
+  std::shared_ptr<Hooks> hooks_;  // null until a hook is registered (module_hooks.cpp)
 
   // [snippet: registry]
   std::vector<Slot> parameters_;  // in registration order: the order of parameters()

@@ -4,6 +4,7 @@
 /// autograd fields chapter 2 fills in. Copying a Tensor copies the handle, never the data —
 /// exactly like assigning a tensor to another name in Python.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
@@ -24,6 +25,7 @@ namespace kindling {
 
 namespace autograd {
 class Node;  // chapter 2: a backward function in the graph (MulBackward0, ...)
+class RemovableHandle;  // chapter 7: takes a hook out again (kindling/autograd/hooks.hpp)
 }
 
 /// Options for creating a tensor, written with designated initialisers:
@@ -306,6 +308,10 @@ class Tensor {
   /// the backward pass itself, so that the gradients can be differentiated again.
   void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
+  /// Calls `hook(grad)` each time the gradient of this tensor is computed, before it is used; a
+  /// defined result replaces the gradient (PyTorch's `Tensor.register_hook`). On a leaf it runs
+  /// before the gradient is added into `.grad`. Include kindling/autograd/hooks.hpp for the handle.
+  autograd::RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
 
   /// PyTorch-style text: tensor([[1., 2.],\n        [3., 4.]]).
   std::string to_string() const;

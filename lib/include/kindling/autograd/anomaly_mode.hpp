@@ -1,0 +1,84 @@
+#pragma once
+/// @file
+/// Anomaly mode (PyTorch's `torch.autograd.detect_anomaly` / `set_detect_anomaly`). While it is on,
+/// every backward node remembers where it was created -- the module calls it was made under and
+/// the line of the user's code that called the innermost one -- and the engine checks what each
+/// node's backward returns: a NaN or an infinity stops the backward with an AnomalyError naming
+/// the backward node, the forward op and that line. With `check_forward`, the result of every
+/// recorded forward op is checked too. Off by default; when off it costs one flag test per node.
+#include <atomic>
+#include <cstdint>
+#include <source_location>
+#include <string>
+
+#include "kindling/tensor/error.hpp"
+
+namespace kindling::autograd {
+
+/// What the backward (or forward) check found: the message names the node, the op and the line.
+class AnomalyError : public AutogradError {
+  using AutogradError::AutogradError;
+};
+
+struct AnomalyOptions {
+  bool check_nan = true;       ///< check backward results for NaN/Inf (PyTorch's check_nan)
+  bool check_forward = false;  ///< also check every recorded forward result (PyTorch has no such mode)
+};
+
+namespace detail {
+inline std::atomic<bool> g_anomaly_enabled{false};
+inline std::atomic<bool> g_anomaly_check_nan{true};
+inline std::atomic<bool> g_anomaly_check_forward{false};
+}  // namespace detail
+
+/// Is anomaly mode on? (`torch.is_anomaly_enabled()`)
+inline bool is_anomaly_enabled() { return detail::g_anomaly_enabled.load(std::memory_order_relaxed); }
+/// Turns anomaly mode on or off for the whole process (`torch.autograd.set_detect_anomaly`).
+void set_detect_anomaly(bool enabled, AnomalyOptions options = {},
+                        std::source_location where = std::source_location::current());
+
+/// Anomaly mode for a scope (`with torch.autograd.detect_anomaly():`); restores the previous state.
+class DetectAnomalyGuard {
+ public:
+  /// `where` (the guard's own line) names the region of nodes made outside any module call.
+  explicit DetectAnomalyGuard(AnomalyOptions options = {},
+                              std::source_location where = std::source_location::current());
+  ~DetectAnomalyGuard();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool enabled_, check_nan_, check_forward_;
+  bool had_site_;
+  std::source_location previous_site_;
+};
+
+/// PyTorch's spelling: `kd::autograd::detect_anomaly guard;` ~ `with torch.autograd.detect_anomaly():`.
+using detect_anomaly = DetectAnomalyGuard;
+
+/// Where a node was made: the innermost module call in progress (its type and the user's line
+/// that called it) and the chain of module types above it ("SimpleNet > Linear").
+struct CreationTrace {
+  std::string module_path;  ///< empty when the op ran outside any module call
+  std::source_location call_site;
+  bool has_call_site = false;
+  /// Outside any module call: where anomaly mode was turned on (the op is below that line).
+  std::source_location enabled_at;
+  bool has_enabled_at = false;
+  std::string str() const;  ///< "created in SimpleNet > Linear, called at net.cpp:12 (forward)"
+};
+
+/// Pushes one module call onto this thread's call stack while anomaly mode is on
+/// (nn::Module::operator() makes one; so can any entry point that wants its callers' lines known).
+class CallSiteGuard {
+ public:
+  CallSiteGuard(std::string name, std::source_location where);
+  ~CallSiteGuard();
+  CallSiteGuard(const CallSiteGuard&) = delete;
+  CallSiteGuard& operator=(const CallSiteGuard&) = delete;
+};
+
+/// The trace a node created now would record.
+CreationTrace current_trace();
+
+}  // namespace kindling::autograd

@@ -1,0 +1,88 @@
+// Tensor hooks: t.register_hook(fn) and the handles that remove them. A hook lives on the node
+// that receives t's gradient -- t.grad_fn() for a non-leaf, the AccumulateGrad of a leaf (through
+// the leaf's AutogradMeta, which outlives any one accumulator) -- and the engine runs it on that
+// gradient before the node's formula sees it (run_pre_hooks).
+#include "kindling/autograd/hooks.hpp"
+
+#include <atomic>
+#include <string>
+
+#include "kindling/autograd/autograd_meta.hpp"
+#include "kindling/autograd/node.hpp"
+#include "autograd/engine_hooks.hpp"
+
+namespace kindling::autograd {
+
+RemovableHandle::RemovableHandle(std::function<void()> remover)
+    : state_(std::make_shared<std::function<void()>>(std::move(remover))) {}
+
+void RemovableHandle::remove() {
+  if (!state_ || !*state_) return;
+  auto remover = std::move(*state_);
+  *state_ = nullptr;  // every copy of this handle sees it removed
+  remover();
+}
+
+namespace {
+std::uint64_t next_hook_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The remover holds the hook list weakly: removing a hook after its graph is gone does nothing.
+RemovableHandle add_pre_hook(const std::shared_ptr<NodeHooks>& hooks, std::uint32_t output_nr, TensorHook fn) {
+  const std::uint64_t id = next_hook_id();
+  hooks->pre_hooks.push_back({id, output_nr, std::move(fn)});
+  std::weak_ptr<NodeHooks> weak = hooks;
+  return RemovableHandle([weak, id] {
+    if (auto h = weak.lock()) std::erase_if(h->pre_hooks, [id](const NodeHooks::PreHook& p) { return p.id == id; });
+  });
+}
+}  // namespace
+
+void run_pre_hooks(const Node& node, Grads& grads) {
+  NodeHooks* hooks = node.hooks();
+  if (hooks->pre_hooks.empty()) return;
+  // A hook may remove itself (or others) while it runs: iterate over a copy.
+  const std::vector<NodeHooks::PreHook> list = hooks->pre_hooks;
+  for (const auto& h : list) {
+    if (h.output_nr >= grads.size() || !grads[h.output_nr].defined()) continue;
+    Tensor replaced = h.fn(grads[h.output_nr]);
+    if (!replaced.defined()) continue;
+    const Tensor& old = grads[h.output_nr];
+    if (replaced.shape() != old.shape()) {
+      throw AutogradError(std::string("register_hook: a hook on ") + node.name() + " returned a gradient of shape " +
+                          shape_str(replaced.shape()) + " for one of shape " + shape_str(old.shape()) +
+                          ". Hint: a hook returns a gradient of the same shape (or nothing to keep it).");
+    }
+    grads[h.output_nr] = replaced.dtype() == old.dtype() ? replaced : replaced.to(old.dtype());
+  }
+}
+
+}  // namespace kindling::autograd
+
+namespace kindling {
+
+autograd::RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  if (!defined()) throw ValueError("register_hook: the tensor is undefined.");
+  autograd::AutogradMeta* meta = autograd::autograd_meta(*this);
+  if (!meta || !meta->requires_grad) {
+    throw AutogradError("register_hook: cannot register a hook on a tensor that doesn't require gradient "
+                        "(shape " + shape_str(shape()) + "). Hint: call requires_grad_() on the leaf first, "
+                        "or register the hook on a tensor computed from one.");
+  }
+  if (!hook) throw ValueError("register_hook: the hook is empty.");
+  if (meta->grad_fn) {
+    autograd::Node& node = *meta->grad_fn;
+    node.ensure_hooks();
+    return autograd::add_pre_hook(node.shared_hooks(), meta->output_nr, std::move(hook));
+  }
+  // A leaf: the hooks live in its meta and reach whichever AccumulateGrad it has now or later.
+  if (!meta->leaf_hooks) {
+    meta->leaf_hooks = std::make_shared<autograd::NodeHooks>();
+    if (auto acc = meta->grad_accumulator.lock()) acc->set_hooks(meta->leaf_hooks);
+  }
+  return autograd::add_pre_hook(meta->leaf_hooks, 0, std::move(hook));
+}
+
+}  // namespace kindling
