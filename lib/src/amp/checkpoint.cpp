@@ -41,13 +41,16 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
   }
 
   // [snippet: checkpoint-backward]
-  // What the segment's backward needs: its inputs, which of them want a gradient, the generator's
-  // state of the first run. The recomputation and the backward through it are ch06.ex3.
+  // What the segment's backward needs: its inputs, which of them want
+  // a gradient, the generator's state of the first run. Recomputing the
+  // segment and the backward through it are ch06.ex3.
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grad) {
     const autograd::Grads saved = ctx.saved_tensors();
     std::vector<bool> needs_grad;
-    for (std::size_t i = 0; i < saved.size(); ++i) needs_grad.push_back(ctx.needs_input_grad(i));
-    return detail::checkpoint_backward(fn, saved, needs_grad, preserve_rng_state ? &rng_state : nullptr, grad);
+    for (std::size_t i = 0; i < saved.size(); ++i)
+      needs_grad.push_back(ctx.needs_input_grad(i));
+    const std::string* rng = preserve_rng_state ? &rng_state : nullptr;
+    return detail::checkpoint_backward(fn, saved, needs_grad, rng, grad);
   }
   // [end]
 };
