@@ -50,7 +50,7 @@ fi
 # tests go too: they test the reference library (a handout's library is the learner's) and hold naive
 # implementations of pieces as their oracles. (The graded tests' PyTorch twins use parity's input
 # generators, tests/parity/oracle.py, which stays.)
-exclude='^(solutions/|exercises/|tests/grading/hidden/|tests/tools/planted/|tests/tools/cheats/|tests/tools/library_calls/|bench/|tests/(tensor|autograd|nn|data|train)/|tests/parity/)'
+exclude='^(solutions/|exercises/|tests/grading/hidden/|tests/tools/planted/|tests/tools/cheats/|tests/tools/library_calls/|bench/|tests/(tensor|autograd|nn|data|train|amp|debug|cuda)/|tests/parity/)'
 list="$(mktemp)"
 trap 'rm -f "$list"' EXIT
 git -C "$root" ls-files -z --cached --others --exclude-standard \
@@ -58,6 +58,7 @@ git -C "$root" ls-files -z --cached --others --exclude-standard \
       [ -f "$root/$f" ] && printf '%s\n' "$f"   # skip files deleted but still in the index
     done > "$list"
 echo "tests/parity/oracle.py" >> "$list"
+echo "tests/parity/cpu_grad_scaler.py" >> "$list"  # chapter 6's PyTorch twin imports it
 
 mkdir -p "$dest"
 (cd "$root" && tar -cf - --files-from="$list") | (cd "$dest" && tar -xf -)

@@ -175,3 +175,5 @@ PARITY_CASE("index_put/rows") { return put(in["x"], {in["i"]}, 5.0); }
 PARITY_CASE("index_put/bad-value-shape") { return put(in["x"], {in["i"]}, in["v"]); }
 PARITY_CASE("nonzero/2d") { return kd::nonzero(in["x"]); }
 PARITY_CASE("nonzero/empty") { return kd::nonzero(in["x"]); }
+PARITY_CASE("prod/int64-wraps") { return in["x"].prod(); }
+PARITY_CASE("cumsum/int64-wraps") { return in["x"].cumsum(0); }

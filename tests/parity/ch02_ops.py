@@ -180,3 +180,5 @@ case("index_put/bad-value-shape", lambda x, i, v: _put(x, i, v), x=randn(3, 2), 
      v=value([1.0, 2.0, 3.0]), expect_error=True)
 case("nonzero/2d", lambda x: torch.nonzero(x), x=value([[0.0, 1.0], [2.0, 0.0]]))
 case("nonzero/empty", lambda x: torch.nonzero(x), x=randn(0, 3))
+case("prod/int64-wraps", lambda x: torch.prod(x), x=value([2 ** 62, 4, 3], dtype="int64"))
+case("cumsum/int64-wraps", lambda x: torch.cumsum(x, 0), x=value([2 ** 62, 2 ** 62, 2 ** 62], dtype="int64"))

@@ -165,6 +165,9 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
       } else if constexpr (!std::is_same_v<T, bool>) {
         binary_loop<T, T, T>(out, a, b, [](T x, T y) {
           if (y == T(0)) zero_division("floor_divide");
+          if constexpr (std::is_signed_v<T>) {
+            if (y == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(x));  // wraps at min
+          }
           T q = static_cast<T>(x / y);
           if constexpr (std::is_signed_v<T>) {
             if (x % y != 0 && ((x < 0) != (y < 0))) --q;
@@ -185,6 +188,9 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
       } else if constexpr (!std::is_same_v<T, bool>) {
         binary_loop<T, T, T>(out, a, b, [](T x, T y) {
           if (y == T(0)) zero_division("remainder");
+          if constexpr (std::is_signed_v<T>) {
+            if (y == T(-1)) return T(0);  // min % -1 would overflow in C++; the answer is 0
+          }
           T m = static_cast<T>(x % y);
           if constexpr (std::is_signed_v<T>) {
             if (m != 0 && ((m < 0) != (y < 0))) m = static_cast<T>(m + y);

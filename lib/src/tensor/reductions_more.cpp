@@ -78,6 +78,17 @@ Tensor amax_impl(const Tensor& x, IntArrayRef dims, bool keepdim, bool is_max) {
                 : record<"amin">(out, x, IntArrayRef(reduced), keepdim);
 }
 
+/// a * b; for integers with two's-complement wrap-around on overflow, as PyTorch's int64 math does
+/// (signed overflow is undefined behaviour in C++, so the multiplication is done unsigned).
+template <class T> T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
 /// The product over the masked dims, in keepdim shape, accumulated in float64 (floating inputs) or
 /// int64 (bool and integer inputs, which give int64 as in PyTorch).
 Tensor prod_keepdim(const Tensor& x, const std::vector<bool>& mask) {
@@ -90,10 +101,13 @@ Tensor prod_keepdim(const Tensor& x, const std::vector<bool>& mask) {
     reduce_loop(acc, xc, [&](char* a, char* xp, std::int64_t sa, std::int64_t sx, std::int64_t n) {
       if (sa == 0) {
         T p = *reinterpret_cast<T*>(a);
-        for (std::int64_t i = 0; i < n; ++i) p *= *reinterpret_cast<const T*>(xp + i * sx);
+        for (std::int64_t i = 0; i < n; ++i) p = wrapping_mul(p, *reinterpret_cast<const T*>(xp + i * sx));
         *reinterpret_cast<T*>(a) = p;
       } else {
-        for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(a + i * sa) *= *reinterpret_cast<const T*>(xp + i * sx);
+        for (std::int64_t i = 0; i < n; ++i) {
+          T& acc_i = *reinterpret_cast<T*>(a + i * sa);
+          acc_i = wrapping_mul(acc_i, *reinterpret_cast<const T*>(xp + i * sx));
+        }
       }
     });
     }

@@ -5,6 +5,7 @@
 // Each lane is scanned in the accumulation type (float64 for floating inputs, as PyTorch's CPU
 // kernels accumulate; int64 for bool and integers, which give int64 results, as in PyTorch).
 #include <string>
+#include <type_traits>
 
 #include "dispatch.hpp"
 #include "internal.hpp"
@@ -31,7 +32,15 @@ Tensor scan(const Tensor& x, std::int64_t dim, bool product, const char* op) {
     using T = typename decltype(tag)::type;
     T* p = static_cast<T*>(work.raw_data_ptr());
     for (std::int64_t l = 0; l < lanes; ++l, p += n) {
-      for (std::int64_t i = 1; i < n; ++i) p[i] = product ? p[i - 1] * p[i] : p[i - 1] + p[i];
+      for (std::int64_t i = 1; i < n; ++i) {
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {  // int64 wraps, as in PyTorch
+          using U = std::make_unsigned_t<T>;
+          const U a = static_cast<U>(p[i - 1]), b = static_cast<U>(p[i]);
+          p[i] = static_cast<T>(product ? a * b : a + b);
+        } else {
+          p[i] = product ? p[i - 1] * p[i] : p[i - 1] + p[i];
+        }
+      }
     }
   });
   return contiguous_copy(cast(work, out_dtype).transpose(d, -1));
