@@ -93,7 +93,7 @@ std::vector<Case> catalogue() {
       {"no newline", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", f4x6).replace(63, 1, " ")},
       {"unknown key", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), 'x': 1}", f4x6)},
       {"missing shape", npy("{'descr': '<f4', 'fortran_order': False}", f4x6)},
-      {"big-endian", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (6,), }", f4x6)},
+      {"big-endian complex", npy("{'descr': '>c8', 'fortran_order': False, 'shape': (3,), }", f4x6)},
       {"int32", npy("{'descr': '<i4', 'fortran_order': False, 'shape': (6,), }", f4x6)},
       {"float128", npy("{'descr': '<f16', 'fortran_order': False, 'shape': (12,), }", f4x6)},
       {"objects", npy("{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", f4x6)},
