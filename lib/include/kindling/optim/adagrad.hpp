@@ -17,7 +17,7 @@ struct AdagradOptions {
 
 /// `kd::optim::Adagrad optimizer(model.parameters(), {.lr = 0.1});`
 ///
-///     g += wd·p;  s += g²;  p -= lr / (1 + (t - 1)·lr_decay) · g / (sqrt(s) + eps)
+/// Update: g += wd·p;  s += g²;  p -= lr / (1 + (t - 1)·lr_decay) · g / (sqrt(s) + eps)
 ///
 /// As in PyTorch the sum `s` exists from the constructor on (filled with initial_accumulator_value),
 /// not from the first step.

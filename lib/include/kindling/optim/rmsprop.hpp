@@ -18,8 +18,8 @@ struct RMSpropOptions {
 
 /// `kd::optim::RMSprop optimizer(model.parameters(), {.lr = 1e-3, .momentum = 0.9});`
 ///
-///     g += wd·p;  v = α·v + (1 - α)·g²;  (centred: m = α·m + (1 - α)·g, v̂ = v - m²)
-///     d = g / (sqrt(v̂) + eps);  with momentum: b = μ·b + d, p -= lr·b;  else p -= lr·d
+/// Update: g += wd·p;  v = α·v + (1 - α)·g²;  (centred: m = α·m + (1 - α)·g, v̂ = v - m²)
+/// d = g / (sqrt(v̂) + eps);  with momentum: b = μ·b + d, p -= lr·b;  else p -= lr·d
 class RMSprop : public Optimizer {
  public:
   RMSprop(std::vector<Tensor> params, RMSpropOptions options = {});
