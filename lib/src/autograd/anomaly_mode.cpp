@@ -20,10 +20,10 @@ namespace {
 // Where anomaly mode was last turned on (the guard's or set_detect_anomaly's line).
 std::mutex g_site_mutex;
 bool g_has_site = false;
-std::source_location g_site;
+SourceLocation g_site;
 }  // namespace
 
-void set_detect_anomaly(bool enabled, AnomalyOptions options, std::source_location where) {
+void set_detect_anomaly(bool enabled, AnomalyOptions options, SourceLocation where) {
   {
     std::lock_guard lock(g_site_mutex);
     g_has_site = enabled;
@@ -34,7 +34,7 @@ void set_detect_anomaly(bool enabled, AnomalyOptions options, std::source_locati
   detail::g_anomaly_enabled.store(enabled);
 }
 
-DetectAnomalyGuard::DetectAnomalyGuard(AnomalyOptions options, std::source_location where)
+DetectAnomalyGuard::DetectAnomalyGuard(AnomalyOptions options, SourceLocation where)
     : enabled_(detail::g_anomaly_enabled.load()), check_nan_(detail::g_anomaly_check_nan.load()),
       check_forward_(detail::g_anomaly_check_forward.load()) {
   {
@@ -55,18 +55,18 @@ DetectAnomalyGuard::~DetectAnomalyGuard() {
 namespace {
 struct Frame {
   std::string name;
-  std::source_location where;
+  SourceLocation where;
 };
 thread_local std::vector<Frame> t_calls;
 
-std::string location_str(const std::source_location& loc) {
+std::string location_str(const SourceLocation& loc) {
   std::string file = loc.file_name();
   if (auto slash = file.find_last_of('/'); slash != std::string::npos) file = file.substr(slash + 1);
   return file + ":" + std::to_string(loc.line());
 }
 }  // namespace
 
-CallSiteGuard::CallSiteGuard(std::string name, std::source_location where) {
+CallSiteGuard::CallSiteGuard(std::string name, SourceLocation where) {
   t_calls.push_back({std::move(name), where});
 }
 CallSiteGuard::~CallSiteGuard() { t_calls.pop_back(); }

@@ -120,7 +120,7 @@ autograd::RemovableHandle Module::register_full_backward_hook(BackwardHook hook)
   return remover(hooks_, &Hooks::backward, id);
 }
 
-Tensor Module::call_with_hooks(const Tensor& input, std::source_location where) {
+Tensor Module::call_with_hooks(const Tensor& input, SourceLocation where) {
   std::optional<autograd::CallSiteGuard> site;  // anomaly mode: nodes made below know this call
   if (autograd::is_anomaly_enabled()) site.emplace(type_name(), where);
   if (!hooks_ || hooks_->empty()) return forward(input);

@@ -8,10 +8,10 @@
 /// recorded forward op is checked too. Off by default; when off it costs one flag test per node.
 #include <atomic>
 #include <cstdint>
-#include <source_location>
 #include <string>
 
 #include "kindling/tensor/error.hpp"
+#include "kindling/tensor/source_location.hpp"
 
 namespace kindling::autograd {
 
@@ -35,14 +35,14 @@ inline std::atomic<bool> g_anomaly_check_forward{false};
 inline bool is_anomaly_enabled() { return detail::g_anomaly_enabled.load(std::memory_order_relaxed); }
 /// Turns anomaly mode on or off for the whole process (`torch.autograd.set_detect_anomaly`).
 void set_detect_anomaly(bool enabled, AnomalyOptions options = {},
-                        std::source_location where = std::source_location::current());
+                        SourceLocation where = SourceLocation::current());
 
 /// Anomaly mode for a scope (`with torch.autograd.detect_anomaly():`); restores the previous state.
 class DetectAnomalyGuard {
  public:
   /// `where` (the guard's own line) names the region of nodes made outside any module call.
   explicit DetectAnomalyGuard(AnomalyOptions options = {},
-                              std::source_location where = std::source_location::current());
+                              SourceLocation where = SourceLocation::current());
   ~DetectAnomalyGuard();
   DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
   DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
@@ -50,7 +50,7 @@ class DetectAnomalyGuard {
  private:
   bool enabled_, check_nan_, check_forward_;
   bool had_site_;
-  std::source_location previous_site_;
+  SourceLocation previous_site_;
 };
 
 /// PyTorch's spelling: `kd::autograd::detect_anomaly guard;` ~ `with torch.autograd.detect_anomaly():`.
@@ -60,10 +60,10 @@ using detect_anomaly = DetectAnomalyGuard;
 /// that called it) and the chain of module types above it ("SimpleNet > Linear").
 struct CreationTrace {
   std::string module_path;  ///< empty when the op ran outside any module call
-  std::source_location call_site;
+  SourceLocation call_site;
   bool has_call_site = false;
   /// Outside any module call: where anomaly mode was turned on (the op is below that line).
-  std::source_location enabled_at;
+  SourceLocation enabled_at;
   bool has_enabled_at = false;
   std::string str() const;  ///< "created in SimpleNet > Linear, called at net.cpp:12 (forward)"
 };
@@ -72,7 +72,7 @@ struct CreationTrace {
 /// (nn::Module::operator() makes one; so can any entry point that wants its callers' lines known).
 class CallSiteGuard {
  public:
-  CallSiteGuard(std::string name, std::source_location where);
+  CallSiteGuard(std::string name, SourceLocation where);
   ~CallSiteGuard();
   CallSiteGuard(const CallSiteGuard&) = delete;
   CallSiteGuard& operator=(const CallSiteGuard&) = delete;

@@ -27,7 +27,6 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
-#include <source_location>
 #include <string>
 #include <typeinfo>
 #include <utility>
@@ -36,6 +35,7 @@
 #include "kindling/autograd/anomaly_mode.hpp"
 #include "kindling/autograd/hooks.hpp"
 #include "kindling/nn/state_dict.hpp"
+#include "kindling/tensor/source_location.hpp"
 #include "kindling/tensor/tensor.hpp"
 
 namespace kindling::nn {
@@ -59,10 +59,9 @@ class Module {
   // ---- running it ---------------------------------------------------------------------------------
   /// The computation. Override it: `Tensor forward(const Tensor& x) override { ... }`.
   virtual Tensor forward(const Tensor& input);
-  /// `model(x)`: calls forward(x), like PyTorch's `__call__`.
   /// `model(x)`: forward(x), plus the module's hooks when it has any, and (in anomaly mode) the
   /// caller's line for the nodes forward makes. Without hooks it is one test and the call.
-  Tensor operator()(const Tensor& input, std::source_location where = std::source_location::current()) {
+  Tensor operator()(const Tensor& input, SourceLocation where = SourceLocation::current()) {
     if (!hooks_ && !autograd::is_anomaly_enabled()) [[likely]] return forward(input);
     return call_with_hooks(input, where);
   }
@@ -183,7 +182,7 @@ class Module {
   void check_new_name(const std::string& name, const char* what) const;
   void for_each_tensor(const std::function<void(Tensor&)>& fn);
   [[noreturn]] void throw_bad_cast(const char* wanted) const;
-  Tensor call_with_hooks(const Tensor& input, std::source_location where);  // module_hooks.cpp
+  Tensor call_with_hooks(const Tensor& input, SourceLocation where);  // module_hooks.cpp
   struct Hooks;
   std::shared_ptr<Hooks> hooks_;  // null until a hook is registered (module_hooks.cpp)
 
