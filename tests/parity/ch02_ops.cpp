@@ -85,6 +85,13 @@ PARITY_CASE("remainder/broadcast-scalar") { return in["a"] % 1.5; }
 PARITY_CASE("remainder/int64") { return in["a"] % in["b"]; }
 PARITY_CASE("remainder/number-left") { return 7 % in["b"]; }
 PARITY_CASE("remainder/int-by-zero") { return in["a"] % 0; }
+PARITY_CASE("xlogy/grad") { return kd::xlogy(in["x"], in["y"]); }
+PARITY_CASE("xlogy/zeros-and-nan") { return kd::xlogy(in["x"], in["y"]); }
+PARITY_CASE("xlogy/same-tensor-zero") { return kd::xlogy(in["t"], in["t"]); }
+PARITY_CASE("xlogy/broadcast-transposed") { return kd::xlogy(in["x"].t(), in["y"]); }
+PARITY_CASE("xlogy/int64") { return kd::xlogy(in["x"], in["y"]); }
+PARITY_CASE("xlogy/scalar-right") { return kd::xlogy(in["x"], 3.0); }
+PARITY_CASE("xlogy/scalar-left") { return kd::xlogy(2, in["y"]); }
 PARITY_CASE("compare/number-left") {
   const Tensor x = in["x"];
   return {2 < x, 2 <= x, 2 > x, 2 >= x, 2 == x, 2 != x};

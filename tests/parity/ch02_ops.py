@@ -85,6 +85,15 @@ case("remainder/broadcast-scalar", lambda a: a % 1.5, grad=True, a=randn(2, 3, s
 case("remainder/int64", lambda a, b: a % b, a=value([7, -7, 7, -7], dtype="int64"), b=value([2, 2, -2, -2], dtype="int64"))
 case("remainder/number-left", lambda b: 7 % b, b=value([2, -2, 3], dtype="int64"))
 case("remainder/int-by-zero", lambda a: a % 0, a=value([3], dtype="int64"), expect_error=True)
+case("xlogy/grad", torch.xlogy, grad=True, x=randn(3, 4), y=rand(3, 4, low=0.1, high=3))
+case("xlogy/zeros-and-nan", torch.xlogy, grad=True, x=value([0.0, 0.0, 2.0, 0.0, 1.5]),
+     y=value([0.0, 2.0, 0.0, float("nan"), -1.0]))
+case("xlogy/same-tensor-zero", lambda t: torch.xlogy(t, t), grad=True, t=value([0.0, 0.5, 2.0]))
+case("xlogy/broadcast-transposed", lambda x, y: torch.xlogy(x.t(), y), grad=True, x=randn(4, 3),
+     y=rand(4, low=0.5, high=2))
+case("xlogy/int64", torch.xlogy, x=value([0, 1, 2], dtype="int64"), y=value([0, 3, 4], dtype="int64"))
+case("xlogy/scalar-right", lambda x: torch.xlogy(x, 3.0), grad=True, x=randn(2, 3))
+case("xlogy/scalar-left", lambda y: torch.xlogy(2, y), grad=True, y=rand(5, low=0.1, high=2))
 case("compare/number-left", lambda x: (2 < x, 2 <= x, 2 > x, 2 >= x, 2 == x, 2 != x),
      x=value([1.0, 2.0, 3.0]))
 

@@ -363,6 +363,7 @@ PARITY_CASE("loss/kl-div-batchmean") {
   return F::kl_div(in["x"].log_softmax(1), in["y"].softmax(1), {.reduction = R::BatchMean});
 }
 PARITY_CASE("loss/kl-div-sum-zero-target") { return F::kl_div(in["x"], in["y"], {.reduction = R::Sum}); }
+PARITY_CASE("loss/kl-div-target-grad-at-zero") { return F::kl_div(in["x"], in["y"], {.reduction = R::Sum}); }
 PARITY_CASE("loss/kl-div-none-log-target") {
   return kd::nn::KLDivLoss({.reduction = R::None, .log_target = true})(in["x"], in["y"]);
 }

@@ -1,4 +1,5 @@
-// Backward of tensor/binary_ops.cpp: add, sub, mul, div, pow, maximum, minimum, floor_divide, remainder.
+// Backward of tensor/binary_ops.cpp: add, sub, mul, div, pow, maximum, minimum, floor_divide, remainder,
+// xlogy.
 //
 // Each Function below is the derivative of one forward op: `setup_context` runs right after the
 // forward (it gets the op's arguments and output, and saves what backward needs), `backward` turns
@@ -130,6 +131,26 @@ struct FloorDivide : Function<FloorDivide> {
   }
 };
 
+// xlogy: out = x · log(y), 0 where x == 0
+// dx = xlogy(g, y), but 0 where x == 0 and y <= 0   (PyTorch 1.13's formula: log y is -inf or nan
+//      there, and the forward is the constant 0 along x at x = 0)
+// dy = g · x / y                 (0 / 0 = nan where x == y == 0, exactly PyTorch 1.13's answer)
+struct Xlogy : Function<Xlogy> {
+  static constexpr const char* name = "XlogyBackward0";
+  void setup_context(Context& ctx, const Tensor& x, const Tensor& y, const Tensor&) { ctx.save_for_backward({x, y}); }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor x = ctx.saved(0), y = ctx.saved(1);
+    const Tensor& g = grad[0];
+    Grads r(2);
+    if (ctx.needs_input_grad(0)) {
+      const Tensor dx = xlogy(g, y);
+      r[0] = where(x == 0.0, where(y <= 0.0, 0.0, dx), dx);
+    }
+    if (ctx.needs_input_grad(1)) r[1] = g * x / y;
+    return r;
+  }
+};
+
 }  // namespace
 
 // mul: out = a * b                              da = g * b        db = g * a
@@ -155,6 +176,7 @@ void register_binary_ops(Registry& r) {
   r.add<Extreme<false>>("minimum");
   r.add<Remainder>("remainder");
   r.add<FloorDivide>("floor_divide");
+  r.add<Xlogy>("xlogy");
 }
 
 }  // namespace kindling::autograd

@@ -1,4 +1,4 @@
-// Elementwise binary math: add, sub, mul, div, pow, maximum, minimum, floor_divide, remainder — out of place, in place, and as
+// Elementwise binary math: add, sub, mul, div, pow, maximum, minimum, floor_divide, remainder, xlogy — out of place, in place, and as
 // operators with a Scalar on either side.
 //
 // Every binary op follows the same three steps, exactly like PyTorch's TensorIterator:
@@ -19,7 +19,7 @@ namespace kindling {
 namespace {
 using namespace detail;
 
-enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum, FloorDivide, Remainder };
+enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum, FloorDivide, Remainder, Xlogy };
 
 const char* op_name(Bin op) {
   switch (op) {
@@ -32,6 +32,7 @@ const char* op_name(Bin op) {
     case Bin::Minimum: return "minimum";
     case Bin::FloorDivide: return "floor_divide";
     case Bin::Remainder: return "remainder";
+    case Bin::Xlogy: return "xlogy";
   }
   return "?";
 }
@@ -73,9 +74,9 @@ template <class T> T floor_div_floating(T a, T b) {
                    "mask the zeros first, e.g. where(b == 0, 1, b), or divide in floating point.");
 }
 
-/// True division turns integer (and bool) inputs into float32, like torch.div / Python's `/`.
+/// True division (and xlogy) turn integer and bool inputs into float32, like torch.div / Python's `/`.
 DType compute_dtype(Bin op, DType promoted) {
-  if (op == Bin::Div && !is_floating_point(promoted)) return kFloat32;
+  if ((op == Bin::Div || op == Bin::Xlogy) && !is_floating_point(promoted)) return kFloat32;
   return promoted;
 }
 
@@ -200,6 +201,17 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
         return;
       }
       break;
+    // x · log(y), but 0 where x == 0 even when log(y) is -inf (the entropy term 0 · log 0 = 0); a NaN y
+    // stays NaN, as in PyTorch's kernel.
+    case Bin::Xlogy:
+      if constexpr (std::is_floating_point_v<T>) {
+        binary_loop<T, T, T>(out, a, b, [](T x, T y) {
+          if (y != y) return y;
+          return x == T(0) ? T(0) : static_cast<T>(x * std::log(y));
+        });
+        return;
+      }
+      break;  // compute_dtype() always asks for a floating dtype
   }
   throw DTypeError(std::string(op_name(op)) + ": unsupported dtype " + dname(dtype_of<T>()));
 }
@@ -328,6 +340,12 @@ Tensor floor_divide(Scalar a, const Tensor& b) { return floor_divide(wrap(b, a, 
 Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
 Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b); }
 Tensor operator%(Scalar a, const Tensor& b) { return remainder(a, b); }
+
+/// x · log(y) with 0 wherever x == 0 (torch.xlogy / torch.special.xlogy): the term of an entropy or a
+/// KL divergence, where 0 · log 0 counts as 0.
+Tensor xlogy(const Tensor& x, const Tensor& y) { return record<"xlogy">(binary_forward(Bin::Xlogy, x, y), x, y); }
+Tensor xlogy(const Tensor& x, Scalar y) { return xlogy(x, wrap(x, y, Bin::Xlogy)); }
+Tensor xlogy(Scalar x, const Tensor& y) { return xlogy(wrap(y, x, Bin::Xlogy), y); }
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return record<"maximum">(binary_forward(Bin::Maximum, a, b), a, b);

@@ -53,6 +53,10 @@ Tensor floor_divide(Scalar a, const Tensor& b);
 Tensor remainder(const Tensor& a, const Tensor& b);
 Tensor remainder(const Tensor& a, Scalar b);
 Tensor remainder(Scalar a, const Tensor& b);
+/// x · log(y), 0 wherever x == 0 even if y == 0 (torch.xlogy); integer inputs compute in float32.
+Tensor xlogy(const Tensor& x, const Tensor& y);
+Tensor xlogy(const Tensor& x, Scalar y);
+Tensor xlogy(Scalar x, const Tensor& y);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 /// Elementwise choice: condition ? a : b (condition is a bool tensor; all three broadcast).

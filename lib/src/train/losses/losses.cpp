@@ -188,10 +188,9 @@ Tensor kl_div(const Tensor& input_in, const Tensor& target_in, const KLDivLossOp
   if (o.log_target) {
     loss = target.exp() * (target - input);
   } else {
-    // target·log(target) with 0·log(0) = 0 (xlogy): the log reads 1 where target is 0, so neither the
-    // value nor its gradient sees log(0). A negative target still gives nan, as in PyTorch.
-    Tensor safe = where(target == 0.0, 1.0, target);
-    loss = target * safe.log() - target * input;
+    // target·log(target) with 0·log(0) = 0: xlogy. A negative target gives nan, and the gradient
+    // with respect to a target of exactly 0 is nan (log 0 + 0/0), both as in PyTorch 1.13.
+    loss = xlogy(target, target) - target * input;
   }
   if (o.reduction != Reduction::BatchMean) return reduce(loss, o.reduction);
   // The KL divergence per sample: the sum over everything, divided by the batch size (a 0-d input
