@@ -1,7 +1,8 @@
 // Chapter 2 — the graph autograd records. Builds loss = tanh(x * w + b).sum(), prints
 // what every tensor recorded (requires_grad, is_leaf, grad_fn), walks the graph through
 // next_functions, writes it as a Graphviz picture (ch02_graph.dot, shown in the book),
-// runs backward and checks the gradients against the chain rule written out by hand.
+// runs backward and checks the gradients against the chain rule written out by hand. A
+// GradientFlow watches that backward and draws the gradients it sent (ch02_gradflow.dot).
 #include <kindling/autograd.hpp>
 
 #include <algorithm>
@@ -81,11 +82,18 @@ int main() {
   for (const auto& n : nodes) std::cout << " " << n->name();
   std::cout << "\n";
 
+  // [snippet: flow]
+  kd::autograd::GradientFlow flow(loss);  // watches the next backward through this graph
+  // [end]
   // [snippet: backward]
   loss.backward();
   std::cout << "w.grad = " << w.grad() << "\n";
   std::cout << "b.grad = " << b.grad() << "\n";
   std::cout << "x.grad defined? " << (x.grad().defined() ? "yes" : "no") << "\n";
+  // [end]
+
+  // [snippet: flow-dot]
+  std::ofstream("ch02_gradflow.dot") << flow.to_dot({{"w", w}, {"b", b}});
   // [end]
 
   // [snippet: by-hand]

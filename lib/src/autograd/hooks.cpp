@@ -40,6 +40,16 @@ RemovableHandle add_pre_hook(const std::shared_ptr<NodeHooks>& hooks, std::uint3
 }
 }  // namespace
 
+RemovableHandle register_prehook(Node& node, TensorHook fn, std::uint32_t output_nr) {
+  if (!fn) throw ValueError(std::string("register_prehook: the hook on ") + node.name() + " is empty.");
+  if (output_nr >= node.num_outputs()) {
+    throw ValueError(std::string("register_prehook: ") + node.name() + " has " + std::to_string(node.num_outputs()) +
+                     " output(s), there is no output " + std::to_string(output_nr) + ".");
+  }
+  node.ensure_hooks();
+  return add_pre_hook(node.shared_hooks(), output_nr, std::move(fn));
+}
+
 void run_pre_hooks(const Node& node, Grads& grads) {
   NodeHooks* hooks = node.hooks();
   if (hooks->pre_hooks.empty()) return;

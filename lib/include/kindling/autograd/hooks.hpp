@@ -16,6 +16,8 @@
 
 namespace kindling::autograd {
 
+class Node;
+
 /// Removes the hook it was returned for. Copies share the hook; remove() is idempotent, and a
 /// handle that goes out of scope leaves its hook in place (as in PyTorch).
 class RemovableHandle {
@@ -44,5 +46,10 @@ struct NodeHooks {
   std::vector<PreHook> pre_hooks;        ///< tensor hooks, in registration order
   std::optional<CreationTrace> trace;    ///< anomaly mode: where the node was made
 };
+
+/// A hook on a backward node itself (PyTorch 2's `grad_fn.register_prehook`): `fn` sees the
+/// gradient that reached output `output_nr` of `node` -- the sum over every use of that output --
+/// before the node's formula runs. Tools that watch a whole graph use it (GradientFlow).
+RemovableHandle register_prehook(Node& node, TensorHook fn, std::uint32_t output_nr = 0);
 
 }  // namespace kindling::autograd
