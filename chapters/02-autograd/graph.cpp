@@ -2,7 +2,7 @@
 // what every tensor recorded (requires_grad, is_leaf, grad_fn), walks the graph through
 // next_functions, writes it as a Graphviz picture (ch02_graph.dot, shown in the book),
 // runs backward and checks the gradients against the chain rule written out by hand. A
-// GradientFlow watches that backward and draws the gradients it sent (ch02_gradflow.dot).
+// GradientFlow watches that backward and draws what it sent (ch02_gradflow.dot).
 #include <kindling/autograd.hpp>
 
 #include <algorithm>
@@ -83,7 +83,7 @@ int main() {
   std::cout << "\n";
 
   // [snippet: flow]
-  kd::autograd::GradientFlow flow(loss);  // watches the next backward through this graph
+  kd::autograd::GradientFlow flow(loss);  // watches the next backward of this graph
   // [end]
   // [snippet: backward]
   loss.backward();
