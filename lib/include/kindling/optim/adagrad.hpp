@@ -38,6 +38,9 @@ class Adagrad : public Optimizer {
     std::int64_t step = 0;
     Tensor sum;  // the running sum of g², the parameter's shape
   };
+  /// One parameter's state, for state_dict() and load_state_dict() alike (train/optim/state_archive.hpp).
+  template <class Archive>
+  static void describe_param(Archive& ar, ParamState& s, const Tensor& p, const AdagradOptions& o);
   std::vector<AdagradOptions> options_;
   std::vector<std::vector<ParamState>> state_;
 };

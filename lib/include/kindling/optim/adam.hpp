@@ -48,6 +48,9 @@ class AdamBase : public Optimizer {
     std::int64_t step = 0;
     Tensor exp_avg, exp_avg_sq, max_exp_avg_sq;  // m, v, and max(v) for amsgrad
   };
+  /// One parameter's state, for state_dict() and load_state_dict() alike (train/optim/state_archive.hpp).
+  template <class Archive>
+  static void describe_param(Archive& ar, ParamState& s, const Tensor& p, const AdamOptions& o);
   bool decoupled_;
   const char* name_;
   std::vector<std::vector<ParamState>> state_;

@@ -37,6 +37,9 @@ class RMSprop : public Optimizer {
     std::int64_t step = 0;
     Tensor square_avg, momentum_buffer, grad_avg;  // v, b (momentum > 0), m (centered)
   };
+  /// One parameter's state, for state_dict() and load_state_dict() alike (train/optim/state_archive.hpp).
+  template <class Archive>
+  static void describe_param(Archive& ar, ParamState& s, const Tensor& p, const RMSpropOptions& o);
   std::vector<RMSpropOptions> options_;
   std::vector<std::vector<ParamState>> state_;
 };

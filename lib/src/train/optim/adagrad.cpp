@@ -8,6 +8,7 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "tensor/dispatch.hpp"
+#include "train/optim/state_archive.hpp"
 
 namespace kindling::optim {
 
@@ -74,56 +75,38 @@ void Adagrad::step() {
   }
 }
 
+// The state of a group and of one parameter, as torch.optim.Adagrad's state_dict names them.
+namespace {
+template <class Archive> void adagrad_group(Archive& ar, AdagradOptions& o) {
+  ar.scalar("lr", o.lr);
+  ar.scalar("lr_decay", o.lr_decay);
+  ar.scalar("weight_decay", o.weight_decay);
+  ar.scalar("initial_accumulator_value", o.initial_accumulator_value);
+  ar.scalar("eps", o.eps);
+  ar.flag("maximize", o.maximize);
+}
+}  // namespace
+
+template <class Archive>
+void Adagrad::describe_param(Archive& ar, ParamState& s, const Tensor& p, const AdagradOptions&) {
+  // Adagrad's state exists from the constructor on, so every parameter must have its sum.
+  ar.required_buffer("sum", s.sum, p);
+  ar.count("step", s.step);
+}
+
 OptimizerState Adagrad::state_dict() const {
-  OptimizerState out;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    const auto& o = options_[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    out[g + "lr"] = detail::scalar_state(o.lr);
-    out[g + "lr_decay"] = detail::scalar_state(o.lr_decay);
-    out[g + "weight_decay"] = detail::scalar_state(o.weight_decay);
-    out[g + "initial_accumulator_value"] = detail::scalar_state(o.initial_accumulator_value);
-    out[g + "eps"] = detail::scalar_state(o.eps);
-    out[g + "maximize"] = detail::scalar_state(o.maximize);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      const ParamState& s = state_[gi][i];
-      const std::string k = "state." + std::to_string(index) + ".";
-      out[k + "step"] = detail::scalar_state(static_cast<double>(s.step));
-      out[k + "sum"] = s.sum.clone();
-    }
-  }
-  return out;
+  return detail::save_state(params_, options_, state_, [](auto& ar, AdagradOptions& o) { adagrad_group(ar, o); },
+                            [](auto& ar, ParamState& s, const Tensor& p, const AdagradOptions& o) {
+                              describe_param(ar, s, p, o);
+                            },
+                            "Adagrad");
 }
 
 void Adagrad::load_state_dict(const OptimizerState& in) {
-  // Everything is read and checked into copies first: a bad entry leaves the optimizer as it was.
-  std::vector<AdagradOptions> options = options_;
-  std::vector<std::vector<ParamState>> state = state_;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    auto& o = options[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    o.lr = detail::read_scalar(in, g + "lr", "Adagrad");
-    o.lr_decay = detail::read_scalar(in, g + "lr_decay", "Adagrad");
-    o.weight_decay = detail::read_scalar(in, g + "weight_decay", "Adagrad");
-    o.initial_accumulator_value = detail::read_scalar(in, g + "initial_accumulator_value", "Adagrad");
-    o.eps = detail::read_scalar(in, g + "eps", "Adagrad");
-    o.maximize = detail::read_scalar(in, g + "maximize", "Adagrad") != 0;
-    validate(o);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      const Tensor& p = params_[gi][i];
-      const std::string k = "state." + std::to_string(index) + ".";
-      ParamState s;
-      // Adagrad's state exists from the constructor on, so every parameter must have its sum.
-      s.sum = detail::read_buffer(in, k + "sum", p, "Adagrad");
-      if (!s.sum.defined()) throw ValueError("Adagrad.load_state_dict: missing \"" + k + "sum\".");
-      s.step = detail::read_count(in, k + "step", "Adagrad");
-      state[gi][i] = std::move(s);
-    }
-  }
-  options_ = std::move(options);
-  state_ = std::move(state);
+  detail::load_state(
+      in, params_, options_, state_, [](auto& ar, AdagradOptions& o) { adagrad_group(ar, o); },
+      [](auto& ar, ParamState& s, const Tensor& p, const AdagradOptions& o) { describe_param(ar, s, p, o); },
+      [](const AdagradOptions& o) { validate(o); }, "Adagrad");
 }
 
 }  // namespace kindling::optim

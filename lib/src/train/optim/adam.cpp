@@ -12,6 +12,7 @@
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "train/optim/state_archive.hpp"
 
 namespace kindling::optim {
 
@@ -75,64 +76,42 @@ void AdamBase::step() {
 }
 // [end]
 
+// The state of a group and of one parameter, as torch.optim.Adam's state_dict names them.
+namespace {
+template <class Archive> void adam_group(Archive& ar, AdamOptions& o) {
+  ar.scalar("lr", o.lr);
+  ar.scalar("beta1", o.betas.first);
+  ar.scalar("beta2", o.betas.second);
+  ar.scalar("eps", o.eps);
+  ar.scalar("weight_decay", o.weight_decay);
+  ar.flag("amsgrad", o.amsgrad);
+  ar.flag("maximize", o.maximize);
+}
+}  // namespace
+
+template <class Archive>
+void AdamBase::describe_param(Archive& ar, ParamState& s, const Tensor& p, const AdamOptions& o) {
+  if (!ar.buffer("exp_avg", s.exp_avg, p)) return;  // no state before the first step
+  ar.count("step", s.step);
+  ar.required_buffer("exp_avg_sq", s.exp_avg_sq, p);
+  ar.buffer("max_exp_avg_sq", s.max_exp_avg_sq, p);
+  // amsgrad switched on after the state was saved: its running maximum starts at zero.
+  if (Archive::reading && o.amsgrad && !s.max_exp_avg_sq.defined()) s.max_exp_avg_sq = zeros_like(p);
+}
+
 OptimizerState AdamBase::state_dict() const {
-  OptimizerState out;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    const auto& o = options_[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    out[g + "lr"] = detail::scalar_state(o.lr);
-    out[g + "beta1"] = detail::scalar_state(o.betas.first);
-    out[g + "beta2"] = detail::scalar_state(o.betas.second);
-    out[g + "eps"] = detail::scalar_state(o.eps);
-    out[g + "weight_decay"] = detail::scalar_state(o.weight_decay);
-    out[g + "amsgrad"] = detail::scalar_state(o.amsgrad);
-    out[g + "maximize"] = detail::scalar_state(o.maximize);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      const ParamState& s = state_[gi][i];
-      if (!s.exp_avg.defined()) continue;
-      const std::string k = "state." + std::to_string(index) + ".";
-      out[k + "step"] = detail::scalar_state(static_cast<double>(s.step));
-      out[k + "exp_avg"] = s.exp_avg.clone();
-      out[k + "exp_avg_sq"] = s.exp_avg_sq.clone();
-      if (s.max_exp_avg_sq.defined()) out[k + "max_exp_avg_sq"] = s.max_exp_avg_sq.clone();
-    }
-  }
-  return out;
+  return detail::save_state(params_, options_, state_, [](auto& ar, AdamOptions& o) { adam_group(ar, o); },
+                            [](auto& ar, ParamState& s, const Tensor& p, const AdamOptions& o) {
+                              describe_param(ar, s, p, o);
+                            },
+                            name_);
 }
 
 void AdamBase::load_state_dict(const OptimizerState& in) {
-  // Everything is read and checked into copies first: a bad entry leaves the optimizer as it was.
-  std::vector<AdamOptions> options = options_;
-  std::vector<std::vector<ParamState>> state = state_;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    auto& o = options[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    o.lr = detail::read_scalar(in, g + "lr", name_);
-    o.betas = {detail::read_scalar(in, g + "beta1", name_), detail::read_scalar(in, g + "beta2", name_)};
-    o.eps = detail::read_scalar(in, g + "eps", name_);
-    o.weight_decay = detail::read_scalar(in, g + "weight_decay", name_);
-    o.amsgrad = detail::read_scalar(in, g + "amsgrad", name_) != 0;
-    o.maximize = detail::read_scalar(in, g + "maximize", name_) != 0;
-    validate(o, name_);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      const Tensor& p = params_[gi][i];
-      const std::string k = "state." + std::to_string(index) + ".";
-      ParamState s;
-      s.exp_avg = detail::read_buffer(in, k + "exp_avg", p, name_);
-      if (s.exp_avg.defined()) {
-        s.step = detail::read_count(in, k + "step", name_);
-        s.exp_avg_sq = detail::read_buffer(in, k + "exp_avg_sq", p, name_);
-        if (!s.exp_avg_sq.defined()) throw ValueError(std::string(name_) + ".load_state_dict: missing " + k + "exp_avg_sq");
-        s.max_exp_avg_sq = detail::read_buffer(in, k + "max_exp_avg_sq", p, name_);
-        if (o.amsgrad && !s.max_exp_avg_sq.defined()) s.max_exp_avg_sq = zeros_like(p);
-      }
-      state[gi][i] = std::move(s);
-    }
-  }
-  options_ = std::move(options);
-  state_ = std::move(state);
+  detail::load_state(
+      in, params_, options_, state_, [](auto& ar, AdamOptions& o) { adam_group(ar, o); },
+      [](auto& ar, ParamState& s, const Tensor& p, const AdamOptions& o) { describe_param(ar, s, p, o); },
+      [this](const AdamOptions& o) { validate(o, name_); }, name_);
 }
 
 Adam::Adam(std::vector<Tensor> params, AdamOptions options) : AdamBase(false, "Adam") {

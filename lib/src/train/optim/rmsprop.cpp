@@ -8,6 +8,7 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "tensor/dispatch.hpp"
+#include "train/optim/state_archive.hpp"
 
 namespace kindling::optim {
 
@@ -92,65 +93,42 @@ void RMSprop::step() {
   }
 }
 
+// The state of a group and of one parameter, as torch.optim.RMSprop's state_dict names them.
+namespace {
+template <class Archive> void rmsprop_group(Archive& ar, RMSpropOptions& o) {
+  ar.scalar("lr", o.lr);
+  ar.scalar("alpha", o.alpha);
+  ar.scalar("eps", o.eps);
+  ar.scalar("weight_decay", o.weight_decay);
+  ar.scalar("momentum", o.momentum);
+  ar.flag("centered", o.centered);
+  ar.flag("maximize", o.maximize);
+}
+}  // namespace
+
+template <class Archive>
+void RMSprop::describe_param(Archive& ar, ParamState& s, const Tensor& p, const RMSpropOptions&) {
+  if (!ar.buffer("square_avg", s.square_avg, p)) return;  // no state before the first step
+  ar.count("step", s.step);
+  // Missing buffers start at zero at the next step, as a fresh option would (PyTorch does the same
+  // when momentum or centered is switched on later).
+  ar.buffer("momentum_buffer", s.momentum_buffer, p);
+  ar.buffer("grad_avg", s.grad_avg, p);
+}
+
 OptimizerState RMSprop::state_dict() const {
-  OptimizerState out;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    const auto& o = options_[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    out[g + "lr"] = detail::scalar_state(o.lr);
-    out[g + "alpha"] = detail::scalar_state(o.alpha);
-    out[g + "eps"] = detail::scalar_state(o.eps);
-    out[g + "weight_decay"] = detail::scalar_state(o.weight_decay);
-    out[g + "momentum"] = detail::scalar_state(o.momentum);
-    out[g + "centered"] = detail::scalar_state(o.centered);
-    out[g + "maximize"] = detail::scalar_state(o.maximize);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      const ParamState& s = state_[gi][i];
-      if (!s.square_avg.defined()) continue;
-      const std::string k = "state." + std::to_string(index) + ".";
-      out[k + "step"] = detail::scalar_state(static_cast<double>(s.step));
-      out[k + "square_avg"] = s.square_avg.clone();
-      if (s.momentum_buffer.defined()) out[k + "momentum_buffer"] = s.momentum_buffer.clone();
-      if (s.grad_avg.defined()) out[k + "grad_avg"] = s.grad_avg.clone();
-    }
-  }
-  return out;
+  return detail::save_state(params_, options_, state_, [](auto& ar, RMSpropOptions& o) { rmsprop_group(ar, o); },
+                            [](auto& ar, ParamState& s, const Tensor& p, const RMSpropOptions& o) {
+                              describe_param(ar, s, p, o);
+                            },
+                            "RMSprop");
 }
 
 void RMSprop::load_state_dict(const OptimizerState& in) {
-  // Everything is read and checked into copies first: a bad entry leaves the optimizer as it was.
-  std::vector<RMSpropOptions> options = options_;
-  std::vector<std::vector<ParamState>> state = state_;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    auto& o = options[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    o.lr = detail::read_scalar(in, g + "lr", "RMSprop");
-    o.alpha = detail::read_scalar(in, g + "alpha", "RMSprop");
-    o.eps = detail::read_scalar(in, g + "eps", "RMSprop");
-    o.weight_decay = detail::read_scalar(in, g + "weight_decay", "RMSprop");
-    o.momentum = detail::read_scalar(in, g + "momentum", "RMSprop");
-    o.centered = detail::read_scalar(in, g + "centered", "RMSprop") != 0;
-    o.maximize = detail::read_scalar(in, g + "maximize", "RMSprop") != 0;
-    validate(o);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      const Tensor& p = params_[gi][i];
-      const std::string k = "state." + std::to_string(index) + ".";
-      ParamState s;
-      s.square_avg = detail::read_buffer(in, k + "square_avg", p, "RMSprop");
-      if (s.square_avg.defined()) {
-        s.step = detail::read_count(in, k + "step", "RMSprop");
-        // Missing buffers start at zero at the next step, as a fresh option would (PyTorch does the same
-        // when momentum or centered is switched on later).
-        s.momentum_buffer = detail::read_buffer(in, k + "momentum_buffer", p, "RMSprop");
-        s.grad_avg = detail::read_buffer(in, k + "grad_avg", p, "RMSprop");
-      }
-      state[gi][i] = std::move(s);
-    }
-  }
-  options_ = std::move(options);
-  state_ = std::move(state);
+  detail::load_state(
+      in, params_, options_, state_, [](auto& ar, RMSpropOptions& o) { rmsprop_group(ar, o); },
+      [](auto& ar, ParamState& s, const Tensor& p, const RMSpropOptions& o) { describe_param(ar, s, p, o); },
+      [](const RMSpropOptions& o) { validate(o); }, "RMSprop");
 }
 
 }  // namespace kindling::optim

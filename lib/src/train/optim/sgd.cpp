@@ -9,6 +9,7 @@
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "train/optim/state_archive.hpp"
 
 namespace kindling::optim {
 
@@ -58,48 +59,33 @@ void SGD::step() {
 }
 // [end]
 
+// The state of a group and of one parameter, as torch.optim.SGD's state_dict names them.
+namespace {
+template <class Archive> void sgd_group(Archive& ar, SGDOptions& o) {
+  ar.scalar("lr", o.lr);
+  ar.scalar("momentum", o.momentum);
+  ar.scalar("dampening", o.dampening);
+  ar.scalar("weight_decay", o.weight_decay);
+  ar.flag("nesterov", o.nesterov);
+  ar.flag("maximize", o.maximize);
+}
+// The momentum buffer appears at the first step with momentum > 0.
+template <class Archive> void sgd_param(Archive& ar, Tensor& buffer, const Tensor& p, const SGDOptions&) {
+  ar.buffer("momentum_buffer", buffer, p);
+}
+}  // namespace
+
 OptimizerState SGD::state_dict() const {
-  OptimizerState s;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    const auto& o = options_[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    s[g + "lr"] = detail::scalar_state(o.lr);
-    s[g + "momentum"] = detail::scalar_state(o.momentum);
-    s[g + "dampening"] = detail::scalar_state(o.dampening);
-    s[g + "weight_decay"] = detail::scalar_state(o.weight_decay);
-    s[g + "nesterov"] = detail::scalar_state(o.nesterov);
-    s[g + "maximize"] = detail::scalar_state(o.maximize);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      if (momentum_buffer_[gi][i].defined())
-        s["state." + std::to_string(index) + ".momentum_buffer"] = momentum_buffer_[gi][i].clone();
-    }
-  }
-  return s;
+  return detail::save_state(
+      params_, options_, momentum_buffer_, [](auto& ar, SGDOptions& o) { sgd_group(ar, o); },
+      [](auto& ar, Tensor& b, const Tensor& p, const SGDOptions& o) { sgd_param(ar, b, p, o); }, "SGD");
 }
 
-void SGD::load_state_dict(const OptimizerState& s) {
-  // Read and check into copies first: a bad entry leaves the optimizer as it was.
-  std::vector<SGDOptions> options = options_;
-  std::vector<std::vector<Tensor>> buffers = momentum_buffer_;
-  std::size_t index = 0;
-  for (std::size_t gi = 0; gi < params_.size(); ++gi) {
-    auto& o = options[gi];
-    const std::string g = "group." + std::to_string(gi) + ".";
-    o.lr = detail::read_scalar(s, g + "lr", "SGD");
-    o.momentum = detail::read_scalar(s, g + "momentum", "SGD");
-    o.dampening = detail::read_scalar(s, g + "dampening", "SGD");
-    o.weight_decay = detail::read_scalar(s, g + "weight_decay", "SGD");
-    o.nesterov = detail::read_scalar(s, g + "nesterov", "SGD") != 0;
-    o.maximize = detail::read_scalar(s, g + "maximize", "SGD") != 0;
-    validate(o);
-    for (std::size_t i = 0; i < params_[gi].size(); ++i, ++index) {
-      buffers[gi][i] = detail::read_buffer(s, "state." + std::to_string(index) + ".momentum_buffer",
-                                           params_[gi][i], "SGD");
-    }
-  }
-  options_ = std::move(options);
-  momentum_buffer_ = std::move(buffers);
+void SGD::load_state_dict(const OptimizerState& in) {
+  detail::load_state(
+      in, params_, options_, momentum_buffer_, [](auto& ar, SGDOptions& o) { sgd_group(ar, o); },
+      [](auto& ar, Tensor& b, const Tensor& p, const SGDOptions& o) { sgd_param(ar, b, p, o); },
+      [](const SGDOptions& o) { validate(o); }, "SGD");
 }
 
 }  // namespace kindling::optim
