@@ -63,6 +63,29 @@ def verdict(out_dir: str, chapter: str, what: str, value: str, goal: str, passed
     return 0 if passed else 1
 
 
+def prepare_fashion_mnist_hidden_labels(in_dir: str) -> None:
+    """The Fashion-MNIST folder a classifier milestone reads: the training set and the test images as
+    they are, the test labels replaced by zeros (the answers stay with the checker)."""
+    import shutil
+    for name in ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz"):
+        shutil.copyfile(os.path.join(FASHION_MNIST, name), os.path.join(in_dir, name))
+    labels = idx("t10k-labels-idx1-ubyte.gz")
+    header = b"\x00\x00\x08\x01" + len(labels).to_bytes(4, "big")
+    with gzip.open(os.path.join(in_dir, "t10k-labels-idx1-ubyte.gz"), "wb") as f:
+        f.write(header + bytes(len(labels)))
+
+
+def check_test_accuracy(out_dir: str, chapter: str, what: str, goal: float) -> int:
+    """Judges OUT_DIR/predictions.npy (int64, one class per test image) against the real test labels."""
+    labels = idx("t10k-labels-idx1-ubyte.gz").astype("int64")
+    try:
+        pred = load_output(out_dir, "predictions.npy", shape=labels.shape, dtype="int64")
+    except ValueError as e:
+        return verdict(out_dir, chapter, what, "none", f">= {goal:.0%}", False, str(e))
+    acc = float((pred == labels).mean())
+    return verdict(out_dir, chapter, what, f"{acc:.2%}", f">= {goal:.0%}", acc >= goal)
+
+
 def main(prepare, check) -> int:
     if len(sys.argv) != 3 or sys.argv[1] not in ("prepare", "check"):
         print("usage: milestone.py prepare IN_DIR | check OUT_DIR", file=sys.stderr)
