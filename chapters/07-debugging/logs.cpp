@@ -1,7 +1,7 @@
-// Logs that help: what to write down every epoch so that a failure can be read from the log
-// afterwards -- the learning rate, the time of each phase, memory, the shapes that went in and came
-// out, and a summary of the data. Chapter 5's SimpleNet on 2,048 images, three epochs, the
-// learning rate halved after each (StepLR).
+// Logs that help: what to write down every epoch so that a failure can be read from
+// the log afterwards -- the learning rate, the time of each phase, memory, the shapes
+// that went in and came out, and a summary of the data. Chapter 5's SimpleNet on 2,048
+// images, three epochs, the learning rate halved after each (StepLR).
 #include "common.hpp"
 
 int main() {
@@ -67,12 +67,10 @@ int main() {
   }
   log.write_jsonl("ch07_logs_history.jsonl");
   log.write_csv("ch07_logs_history.csv");
-  // [snippet: history]
   std::printf("\nthe history, as JSON lines (first epoch):\n");
   std::FILE* f = std::fopen("ch07_logs_history.jsonl", "r");
   char line[1024];
   if (f && std::fgets(line, sizeof line, f)) std::printf("%s", line);
   if (f) std::fclose(f);
-  // [end]
   return 0;
 }

@@ -1,7 +1,7 @@
 // A loader that starves the model: get() does heavy work (a blur repeated many times,
 // the stand-in for decoding a large image) on every sample. profile_loader splits the
-// time into waiting for data and computing, and each loading thread's time into get() and
-// idle; workers share the waiting, a cache removes it.
+// time into waiting for data and computing, and each loading thread's time into get()
+// and idle; workers share the waiting, a cache removes it.
 #include <filesystem>
 
 #include "common.hpp"
