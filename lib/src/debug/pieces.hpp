@@ -11,6 +11,7 @@
 ///   ex5  debug::find_the_bug::train_steady       (kindling/debug/find_the_bug.hpp) zero_grad forgotten
 ///   ex6  debug::find_the_bug::train_probabilities (kindling/debug/find_the_bug.hpp) softmax before the loss
 ///   ex7  debug::find_the_bug::evaluate           (kindling/debug/find_the_bug.hpp) eval() forgotten
+///   ex8  debug::find_the_bug::train_features     (kindling/debug/find_the_bug.hpp) a detach() cuts the graph
 ///
 /// clip_grad_norm_ (lib/src/debug/clip_grad.cpp) does the bookkeeping around ex1: it checks norm_type
 /// and max_norm, skips parameters without a gradient, refuses integer gradients, and hands the piece

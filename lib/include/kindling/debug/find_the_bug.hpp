@@ -86,6 +86,8 @@ Run train_from_scratch(const Problem& p);
 Run train_steady(const Problem& p);
 /// ex6: a program that trains on probabilities.
 Run train_probabilities(const Problem& p);
+/// ex8: a program that trains only what it thinks needs training.
+Run train_features(const Problem& p);
 /// ex7: the held-out accuracy of a trained `model` on `p` (0..1), in batches of 16, without gradients;
 /// leaves the model's state (parameters and buffers) as it found it.
 double evaluate(nn::Module& model, const Problem& p);
