@@ -1,7 +1,7 @@
 // A loader that starves the model: get() does heavy work (a blur repeated many times,
 // the stand-in for decoding a large image) on every sample. profile_loader splits the
-// time into waiting for data and computing; workers share the waiting, a cache removes
-// it.
+// time into waiting for data and computing, and each loading thread's time into get()
+// and idle; workers share the waiting, a cache removes it.
 #include <filesystem>
 
 #include "common.hpp"
@@ -51,10 +51,15 @@ int main() {
     criterion(model(batch.data), batch.target).backward();
     opt.step();
   };
+  // [snippet: timed]
+  // every get() timed, by the worker thread that makes it
+  auto timer = std::make_shared<dbg::GetTimer>();
+  dbg::TimedDataset<HeavyDataset> timed(heavy, timer);
+  // [end]
   for (std::int64_t workers : {0, 2}) {
     // [snippet: profile]
-    kd::data::DataLoader loader(heavy, {.batch_size = 64, .num_workers = workers});
-    auto profile = dbg::profile_loader(loader, step);
+    kd::data::DataLoader loader(timed, {.batch_size = 64, .num_workers = workers});
+    auto profile = dbg::profile_loader(loader, step, -1, timer.get());
     std::printf("num_workers=%lld: %s\n", static_cast<long long>(workers),
                 profile.to_string().c_str());
     // [end]

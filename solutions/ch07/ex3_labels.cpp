@@ -1,23 +1,18 @@
 // ch07.ex3 — find the bug: the loss of this program falls, and yet its network is wrong on almost
 // every sample it has not seen. Find why, and repair it.
 //
-// Declared in kindling/debug/find_the_bug.hpp, with the problem, the network (MLP) and accuracy().
-#include <cstdio>
+// Declared in kindling/debug/find_the_bug.hpp, with the problem, the network (MLP), start_run()
+// and fit() (kSteps steps of full-batch gradient descent).
+#include <cstdint>
 
 #include "kindling/debug/find_the_bug.hpp"
 #include "kindling/optim/sgd.hpp"
-#include "kindling/tensor/random.hpp"
-#include "kindling/train/losses.hpp"
 
 namespace kindling::debug::find_the_bug {
 
 Run train_labels(const Problem& p) {
-  manual_seed(0);
-  Run run;
-  run.model = std::make_shared<MLP>(p.x.size(1), 32, p.classes);
-  MLP& model = *run.model;
-  nn::CrossEntropyLoss criterion;
-  optim::SGD opt(model.parameters(), {.lr = 0.5});
+  Run run = start_run(p);
+  optim::SGD opt(run.model->parameters(), {.lr = 0.5});
   // targets: [n] int64, the class of every sample
   Tensor targets = p.y.clone();
   // BEGIN SOLUTION ex3: the labels as the problem gives them
@@ -27,14 +22,7 @@ Run train_labels(const Problem& p) {
   // std::int64_t* t = targets.data_ptr<std::int64_t>();
   // for (std::int64_t i = 0; i < targets.numel(); ++i) t[i] = t[i] == 0 ? p.classes - 1 : t[i] - 1;
   // END SOLUTION
-  for (int step = 0; step < 200; ++step) {
-    opt.zero_grad();
-    Tensor loss = criterion(model(p.x), targets);
-    loss.backward();
-    opt.step();
-    run.losses.push_back(loss.item<double>());
-    if (step % 50 == 0) std::printf("train_labels: step %3d: loss %g\n", step, run.losses.back());
-  }
+  fit(run, opt, p.x, targets, "train_labels");
   return run;
 }
 

@@ -2,6 +2,7 @@
 #include "kindling/debug/loader_profiler.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace kindling::debug {
 
@@ -13,6 +14,14 @@ std::string LoaderProfile::to_string() const {
   if (starved()) {
     out += " -- the model is starved: add DataLoader workers (num_workers), or do the heavy get() work once and "
            "cache it";
+  }
+  for (const WorkerProfile& w : workers) {
+    const std::string who = w.worker < 0 ? "loop thread" : "worker " + std::to_string(w.worker);
+    char line[200];
+    std::snprintf(line, sizeof line, "\n  %s: %lld samples, in get() %.3f s, idle %.3f s (%.0f%% busy)",
+                  who.c_str(), static_cast<long long>(w.samples), w.get_seconds, w.idle_seconds,
+                  100 * w.busy_share());
+    out += line;
   }
   return out;
 }

@@ -8,6 +8,10 @@
 ///   ex2  debug::find_the_bug::train_fast        (kindling/debug/find_the_bug.hpp) the loss becomes NaN
 ///   ex3  debug::find_the_bug::train_labels      (kindling/debug/find_the_bug.hpp) good loss, bad accuracy
 ///   ex4  debug::find_the_bug::train_from_scratch (kindling/debug/find_the_bug.hpp) the loss does not move
+///   ex5  debug::find_the_bug::train_steady       (kindling/debug/find_the_bug.hpp) zero_grad forgotten
+///   ex6  debug::find_the_bug::train_probabilities (kindling/debug/find_the_bug.hpp) softmax before the loss
+///   ex7  debug::find_the_bug::evaluate           (kindling/debug/find_the_bug.hpp) eval() forgotten
+///   ex8  debug::find_the_bug::train_features     (kindling/debug/find_the_bug.hpp) a detach() cuts the graph
 ///
 /// clip_grad_norm_ (lib/src/debug/clip_grad.cpp) does the bookkeeping around ex1: it checks norm_type
 /// and max_norm, skips parameters without a gradient, refuses integer gradients, and hands the piece

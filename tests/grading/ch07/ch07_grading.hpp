@@ -59,14 +59,30 @@ inline void check_learned(const ftb::Run& run, const ftb::Problem& train, double
   CHECK(loss < max_loss);
 }
 
-/// The trained network classifies held-out samples: accuracy at least `min_accuracy`.
-inline void check_generalises(const ftb::Run& run, double min_accuracy) {
+/// The trained network classifies held-out samples: accuracy at least `min_accuracy`, and a held-out
+/// cross-entropy below `max_loss` (a network whose weights ran away is sure of its wrong answers too).
+inline void check_generalises(const ftb::Run& run, double min_accuracy, double max_loss = 0.5) {
   REQUIRE(run.model != nullptr);
   const ftb::Problem test = held_out_set();
   const double acc = ftb::accuracy(*run.model, test.x, test.y);
   INFO("accuracy on 1024 held-out samples: " << acc << " (needed: " << min_accuracy << "; guessing: "
        << 1.0 / double(kClasses) << ")");
   CHECK(acc >= min_accuracy);
+  const double loss = loss_on(*run.model, test);
+  INFO("the network's loss on the held-out samples is " << loss << " (needed: below " << max_loss << ")");
+  CHECK(loss < max_loss);
+}
+
+/// The loss the program recorded last is its network's cross-entropy on the training set (within
+/// `tolerance`: one more step was taken after it). A program that records another quantity -- the
+/// loss of probabilities, say -- fails here.
+inline void check_records_its_loss(const ftb::Run& run, const ftb::Problem& train, double tolerance = 0.02) {
+  REQUIRE(run.model != nullptr);
+  REQUIRE(!run.losses.empty());
+  const double loss = loss_on(*run.model, train);
+  INFO("the program's last recorded loss is " << run.losses.back() << "; its network's cross-entropy on "
+       "the training set is " << loss);
+  CHECK(std::abs(run.losses.back() - loss) < tolerance);
 }
 
 }  // namespace ch07_grading

@@ -1,0 +1,35 @@
+// ch07.ex7 — find the bug: this evaluation of a trained network reports a different accuracy each
+// time it is asked, lower than the network deserves, and the network is not the same afterwards.
+// Find why, and repair it.
+//
+// Declared in kindling/debug/find_the_bug.hpp; the networks it is used on have BatchNorm and
+// Dropout (DropoutMLP).
+#include <algorithm>
+#include <cstdint>
+
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/debug/find_the_bug.hpp"
+
+namespace kindling::debug::find_the_bug {
+
+double evaluate(nn::Module& model, const Problem& p) {
+  NoGradGuard no_grad;
+  // BEGIN SOLUTION ex7: evaluation mode
+  // eval(): Dropout passes every unit through, BatchNorm normalises by its running statistics (and
+  // leaves them alone). In train() mode each batch of 16 would be normalised by its own statistics,
+  // half the units dropped at random, and the running statistics moved towards the held-out data.
+  model.eval();
+  // STUB
+  // END SOLUTION
+  const std::int64_t n = p.x.size(0), batch = 16;
+  double correct = 0;
+  for (std::int64_t start = 0; start < n; start += batch) {
+    const std::int64_t len = std::min(batch, n - start);
+    // xb: [len, features], yb: [len]
+    const Tensor xb = p.x.narrow(0, start, len), yb = p.y.narrow(0, start, len);
+    correct += (model(xb).argmax(1) == yb).sum().item<double>();
+  }
+  return n == 0 ? 0.0 : correct / static_cast<double>(n);
+}
+
+}  // namespace kindling::debug::find_the_bug
