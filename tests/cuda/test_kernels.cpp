@@ -166,3 +166,19 @@ TEST_CASE("kernels: the fused Adam step matches optim::Adam over three steps") {
     require_close(mine, p.detach().to_vector<float>(), 1e-5, 1e-6);
   }
 }
+
+TEST_CASE("kernels: the tiled matmul reads each element of a and b once per tile of c it meets") {
+  // [40, 35] @ [35, 50]: 4 x 3 tiles of c; each row of a is read by the 4 tiles of its row of c,
+  // each column of b by the 3 tiles of its column. The naive kernel reads 2K = 70 per output.
+  const int M = 40, K = 35, N = 50;
+  std::vector<float> a(M * K, 1.0f), b(K * N, 1.0f), c(M * N);
+  kindling::cuda::emu::clear_launch_log();
+  emu::matmul_v1(a.data(), b.data(), c.data(), M, N, K);
+  emu::matmul_v2(a.data(), b.data(), c.data(), M, N, K);
+  const auto& log = kindling::cuda::emu::launch_log();
+  REQUIRE(log.size() == 2);
+  CHECK(log[0].global_reads == std::uint64_t{2} * K * M * N);  // 140000
+  CHECK(log[1].global_reads == std::uint64_t{4} * M * K + std::uint64_t{3} * K * N);  // 10850
+  CHECK(log[1].barriers == std::uint64_t{2} * 3 * log[1].threads);  // 2 per step, 3 steps along K
+  CHECK(c[0] == float(K));
+}
