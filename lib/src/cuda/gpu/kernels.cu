@@ -5,6 +5,7 @@
 // lib/CMakeLists.txt), so a GPU runs the same kernels as the emulator.
 #include "cuda/kernels/adam.cpp"
 #include "cuda/kernels/cross_entropy.cpp"
+#include "cuda/kernels/half.cpp"
 #include "cuda/kernels/matmul.cpp"
 #include "cuda/kernels/sum.cpp"
 #include KINDLING_CH08_EX1_FILE
