@@ -160,6 +160,22 @@ TEST_CASE("device: on a GPU every kernel matches its emulated twin") {
   const std::vector<float> sm = dsm.cpu().to_vector<float>(),
                            ref = logits.softmax(1).to_vector<float>();
   for (std::size_t i = 0; i < sm.size(); ++i) REQUIRE(std::abs(sm[i] - ref[i]) < 1e-6);
+  // The strided elementwise kernel: a [300, 1] column times a transposed [200, 300] matrix.
+  const kd::Tensor col = kd::randn({M, 1}), wide = kd::randn({N, M});
+  kc::BinaryLayout L;
+  L.ndim = 2;
+  L.sizes[0] = M;
+  L.sizes[1] = N;
+  L.a_strides[0] = 1;  // col: [M, 1] broadcast along the columns
+  L.b_strides[0] = 1;  // wide.t(): element (i, j) is wide[j, i]
+  L.b_strides[1] = M;
+  std::vector<float> prod(static_cast<std::size_t>(M * N));
+  kc::emulated::binary(kc::BinaryOp::Mul, col.data_ptr<float>(), M, wide.data_ptr<float>(), N * M,
+                       prod.data(), M * N, L);
+  kd::Tensor dprod = kd::empty({M, N}).to(kCuda);
+  kc::gpu::binary(kc::BinaryOp::Mul, col.to(kCuda).data_ptr<float>(), M, wide.to(kCuda).data_ptr<float>(),
+                  N * M, dprod.data_ptr<float>(), M * N, L);
+  REQUIRE(dprod.cpu().to_vector<float>() == prod);  // one multiplication each: the same bits
 }
 
 TEST_CASE("device: on a GPU the 16-bit kernels match their emulated twins") {
