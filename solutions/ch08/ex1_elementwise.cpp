@@ -26,7 +26,6 @@ __device__ __forceinline__ float apply(BinaryOp op, float x, float y) {
 }
 
 // BEGIN SOLUTION ex1: the kernel: a flat index -> an index per dimension -> an offset per input
-// [snippet: binary-strided]
 __global__ void binary_strided(BinaryOp op, Span<const float> a, Span<const float> b,
                                Span<float> out, BinaryLayout L) {
   const std::int64_t n = out.size();
@@ -43,7 +42,6 @@ __global__ void binary_strided(BinaryOp op, Span<const float> a, Span<const floa
     out[i] = apply(op, a[ia], b[ib]);
   }
 }
-// [end]
 // STUB
 // END SOLUTION
 

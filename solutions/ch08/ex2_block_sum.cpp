@@ -14,7 +14,6 @@
 namespace kindling::cuda::KINDLING_KERNEL_NS {
 
 // BEGIN SOLUTION ex2: the kernel: partial sums in shared memory, then the tree
-// [snippet: sum-tree]
 __global__ void sum_shared_tree(Span<const float> x, Span<float> out) {
   __shared__ SharedArray<float, kSumThreads> partial;
   const int t = threadIdx.x;
@@ -26,7 +25,6 @@ __global__ void sum_shared_tree(Span<const float> x, Span<float> out) {
   }
   if (t == 0) atomicAdd(&out[0], static_cast<float>(partial[0]));
 }
-// [end]
 // STUB
 // END SOLUTION
 

@@ -16,7 +16,6 @@ namespace kindling::cuda::KINDLING_KERNEL_NS {
 constexpr int kTile = 16;
 
 // BEGIN SOLUTION ex3: the kernel: load a tile of a and of b, barrier, multiply, barrier
-// [snippet: matmul-tiled]
 __global__ void matmul_tiled(Span<const float> a, Span<const float> b, Span<float> c,
                              int M, int N, int K) {
   __shared__ SharedArray<float, kTile, kTile> as;  // as(i, k): rows of a
@@ -33,7 +32,6 @@ __global__ void matmul_tiled(Span<const float> a, Span<const float> b, Span<floa
   }
   if (row < M && col < N) c[std::int64_t{row} * N + col] = acc;
 }
-// [end]
 // STUB
 // END SOLUTION
 

@@ -11,8 +11,6 @@
 #include "tensor/internal.hpp"
 
 namespace kindling::cuda {
-
-// [snippet: copy-strided]
 Tensor copy_strided_to_host(const Tensor& src,
                             void (*copy_to_host)(void* dst, const void* src,
                                                  std::size_t nbytes)) {
@@ -34,6 +32,5 @@ Tensor copy_strided_to_host(const Tensor& src,
       .contiguous();
   // END SOLUTION
 }
-// [end]
 
 }  // namespace kindling::cuda

@@ -24,7 +24,6 @@ __device__ __forceinline__ float apply_op16(BinaryOp op, float x, float y) {
   return 0.0f;
 }
 
-// [snippet: binary16]
 template <class T>
 __global__ void binary16_strided(BinaryOp op, Span<const T> a, Span<const T> b, Span<T> out,
                                  BinaryLayout L) {
@@ -43,7 +42,6 @@ __global__ void binary16_strided(BinaryOp op, Span<const T> a, Span<const T> b, 
     out[i] = from_float<T>(apply_op16(op, to_float(a[ia]), to_float(b[ib])));
   }
 }
-// [end]
 
 constexpr int kTile16 = 16;
 
