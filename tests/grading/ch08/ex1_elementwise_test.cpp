@@ -9,7 +9,9 @@ namespace {
 void report_all(const std::string& name, const kd::Tensor& a, const kd::Tensor& b) {
   const std::pair<const char*, BinaryOp> ops[] = {
       {"+", BinaryOp::Add}, {"-", BinaryOp::Sub}, {"*", BinaryOp::Mul}, {"/", BinaryOp::Div}};
-  for (const auto& [sym, op] : ops) {
+  for (const auto& entry : ops) {  // (not a structured binding: clang 14 cannot capture one)
+    const char* sym = entry.first;
+    const BinaryOp op = entry.second;
     kd::Tensor out;
     const auto log = launches_of([&] { out = binary(op, a, b); });
     std::uint64_t written = 0;
