@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Chapter 8 on a real GPU, in one go: builds Kindling with nvcc for this machine's GPU, runs the
-# CUDA tests on the device (the ones that skip without a GPU included), then the G1 benchmarks
-# (matmul v1/v2/v3 vs cuBLAS at 4096^2, the elementwise kernel vs the copy bandwidth).
+# CUDA tests on the device (the ones that skip without a GPU included: every kernel, the chapter's
+# exercises as compiled by nvcc and the float16/bfloat16 kernels against their emulated twins,
+# pinned memory, streams and events), chapter 8's grading (on the emulator, in this CUDA build),
+# then the G1 benchmarks (matmul v1/v2/v3 vs cuBLAS at 4096^2, the elementwise kernel vs the copy
+# bandwidth).
 #
 #   bash scripts/gpu-check.sh [BUILD_DIR]        (default build-gpu)
 #
@@ -34,8 +37,14 @@ echo "== CUDA tests on the device (the emulated-device tests skip here: a real G
 if grep -q 'on a GPU.*Skipped' "$BUILD/gpu-ctest.txt"; then
   echo "gpu-check: the device tests were skipped: the GPU is not usable from Kindling:"
   "$BUILD/tests/test_cuda" "device: on a GPU every kernel matches its emulated twin" || true
+  "$BUILD/tests/test_cuda" "streams: on a GPU a copy from pinned memory is queued on its stream" || true
   exit 1
 fi
+
+echo "== chapter 8's exercises, reference answers, graded on the emulator in this CUDA build (goal: 100)"
+cmake --build "$BUILD" -j "$JOBS" --target grade_ch08_solutions
+/usr/bin/python3 scripts/grade.py --build "$BUILD" --tree solutions --chapter 08 --no-build --jobs "$JOBS" \
+  --expect full --out "$BUILD/grade"
 
 echo "== chapter 8's programs on the device"
 "$BUILD/chapters/ch08_device"

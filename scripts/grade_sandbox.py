@@ -50,6 +50,14 @@ def _bwrap_base() -> list[str]:
     for hidden in ("/usr/share/datasets", "/usr/local", "/usr/lib/python3/dist-packages"):
         if os.path.isdir(hidden):
             cmd += ["--tmpfs", hidden]
+    # ...except the CUDA runtime's libraries, which chapter 8's programs link (a build with nvcc): the
+    # toolkit's lib/ only, read-only, and /usr/local/cuda pointing at it as outside.
+    cuda = "/usr/local/cuda"
+    real = os.path.realpath(cuda)
+    if os.path.isdir(os.path.join(real, "lib")):
+        cmd += ["--ro-bind", os.path.join(real, "lib"), os.path.join(real, "lib")]
+        if real != cuda:
+            cmd += ["--symlink", real, cuda]
     return cmd
 
 

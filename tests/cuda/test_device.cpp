@@ -160,6 +160,70 @@ TEST_CASE("device: on a GPU every kernel matches its emulated twin") {
   const std::vector<float> sm = dsm.cpu().to_vector<float>(),
                            ref = logits.softmax(1).to_vector<float>();
   for (std::size_t i = 0; i < sm.size(); ++i) REQUIRE(std::abs(sm[i] - ref[i]) < 1e-6);
+  // The strided elementwise kernel: a [300, 1] column times a transposed [200, 300] matrix.
+  const kd::Tensor col = kd::randn({M, 1}), wide = kd::randn({N, M});
+  kc::BinaryLayout L;
+  L.ndim = 2;
+  L.sizes[0] = M;
+  L.sizes[1] = N;
+  L.a_strides[0] = 1;  // col: [M, 1] broadcast along the columns
+  L.b_strides[0] = 1;  // wide.t(): element (i, j) is wide[j, i]
+  L.b_strides[1] = M;
+  std::vector<float> prod(static_cast<std::size_t>(M * N));
+  kc::emulated::binary(kc::BinaryOp::Mul, col.data_ptr<float>(), M, wide.data_ptr<float>(), N * M,
+                       prod.data(), M * N, L);
+  kd::Tensor dprod = kd::empty({M, N}).to(kCuda);
+  kc::gpu::binary(kc::BinaryOp::Mul, col.to(kCuda).data_ptr<float>(), M, wide.to(kCuda).data_ptr<float>(),
+                  N * M, dprod.data_ptr<float>(), M * N, L);
+  REQUIRE(dprod.cpu().to_vector<float>() == prod);  // one multiplication each: the same bits
+}
+
+TEST_CASE("device: on a GPU the 16-bit kernels match their emulated twins") {
+  need_gpu();
+  kd::manual_seed(3);
+  const int M = 70, N = 90, K = 50;
+  for (kd::DType dt : {kd::kFloat16, kd::kBFloat16}) {
+    const kd::Tensor a = kd::randn({M, K}).to(dt), b = kd::randn({K, N}).to(dt);
+    const kd::Tensor da = a.to(kCuda), db = b.to(kCuda);
+    const kd::Tensor want = kd::empty({M, N}, {.dtype = dt}), dc = kd::empty({M, N}, {.dtype = dt}).to(kCuda);
+    const kd::Tensor sum = kd::empty({M, K}, {.dtype = dt}), dsum = kd::empty({M, K}, {.dtype = dt}).to(kCuda);
+    kc::BinaryLayout L;
+    L.ndim = 1;
+    L.sizes[0] = M * K;
+    L.a_strides[0] = L.b_strides[0] = 1;
+    if (dt == kd::kFloat16) {
+      using H = kd::Half;
+      kc::emulated::matmul_half(static_cast<const H*>(a.raw_data_ptr()), static_cast<const H*>(b.raw_data_ptr()),
+                                static_cast<H*>(want.raw_data_ptr()), M, N, K);
+      kc::gpu::matmul_half(static_cast<const H*>(da.raw_data_ptr()), static_cast<const H*>(db.raw_data_ptr()),
+                           static_cast<H*>(dc.raw_data_ptr()), M, N, K);
+      kc::emulated::binary_half(kc::BinaryOp::Mul, static_cast<const H*>(a.raw_data_ptr()), M * K,
+                                static_cast<const H*>(a.raw_data_ptr()), M * K, static_cast<H*>(sum.raw_data_ptr()),
+                                M * K, L);
+      kc::gpu::binary_half(kc::BinaryOp::Mul, static_cast<const H*>(da.raw_data_ptr()), M * K,
+                           static_cast<const H*>(da.raw_data_ptr()), M * K, static_cast<H*>(dsum.raw_data_ptr()),
+                           M * K, L);
+    } else {
+      using H = kd::BFloat16;
+      kc::emulated::matmul_bfloat16(static_cast<const H*>(a.raw_data_ptr()), static_cast<const H*>(b.raw_data_ptr()),
+                                    static_cast<H*>(want.raw_data_ptr()), M, N, K);
+      kc::gpu::matmul_bfloat16(static_cast<const H*>(da.raw_data_ptr()), static_cast<const H*>(db.raw_data_ptr()),
+                               static_cast<H*>(dc.raw_data_ptr()), M, N, K);
+      kc::emulated::binary_bfloat16(kc::BinaryOp::Mul, static_cast<const H*>(a.raw_data_ptr()), M * K,
+                                    static_cast<const H*>(a.raw_data_ptr()), M * K,
+                                    static_cast<H*>(sum.raw_data_ptr()), M * K, L);
+      kc::gpu::binary_bfloat16(kc::BinaryOp::Mul, static_cast<const H*>(da.raw_data_ptr()), M * K,
+                               static_cast<const H*>(da.raw_data_ptr()), M * K,
+                               static_cast<H*>(dsum.raw_data_ptr()), M * K, L);
+    }
+    kc::synchronize();
+    // The same float32 sums in the same order: the same bits (fused multiply-adds may differ by a
+    // float32 rounding before the 16-bit one, hence the tolerance of one 16-bit step).
+    const std::vector<float> got = dc.cpu().to(kd::kFloat32).to_vector<float>(),
+                             ref = want.to(kd::kFloat32).to_vector<float>();
+    for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(std::abs(got[i] - ref[i]) <= 1e-2 * (1 + std::abs(ref[i])));
+    REQUIRE(dsum.cpu().to(kd::kFloat32).to_vector<float>() == sum.to(kd::kFloat32).to_vector<float>());
+  }
 }
 
 TEST_CASE("device: the gradient of to(device) goes back to the input's device") {

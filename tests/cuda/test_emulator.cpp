@@ -264,3 +264,33 @@ TEST_CASE("emulator: a bad launch shape and threadIdx outside a kernel are refus
   Span<float> s(out.data(), 4, "out");
   REQUIRE_THROWS_WITH(s[4], Contains("out[4], outside its 4 elements"));
 }
+
+TEST_CASE("emulator: the launch record counts threads, barriers, shared memory and global accesses") {
+  // The block reduction over 4 blocks of 256: 9 barriers per thread, 1 KiB of shared memory.
+  std::vector<float> x(1024, 1.0f), out(4, 0.0f);
+  kc::emu::clear_launch_log();
+  KD_LAUNCH(block_sum, dim3(4), dim3(256), Span<const float>(x.data(), 1024, "x"),
+            Span<float>(out.data(), 4, "out"));
+  REQUIRE(kc::emu::launch_log().size() == 1);
+  const kc::emu::LaunchRecord r = kc::emu::launch_log().back();
+  CHECK(r.kernel == "block_sum");
+  CHECK(r.grid.x == 4);
+  CHECK(r.block.x == 256);
+  CHECK_FALSE(r.failed);
+  CHECK(r.threads == 1024);
+  CHECK(r.barriers == 9 * 1024);
+  CHECK(r.shuffles == 0);
+  CHECK(r.shared_bytes == 256 * sizeof(float));
+  CHECK(r.global_reads == 1024);   // one element of x per thread
+  CHECK(r.global_accesses == 4);   // one write per block
+  // A failed launch is recorded too, and the next launch starts its counts from zero.
+  std::vector<float> a(6, 1.0f), c(12);
+  CHECK_THROWS_AS(KD_LAUNCH(add_kernel, dim3(1), dim3(12), Span<const float>(a.data(), 6, "a"),
+                            Span<const float>(a.data(), 6, "b"), Span<float>(c.data(), 12, "out"), 12),
+                  kc::KernelError);
+  REQUIRE(kc::emu::launch_log().size() == 2);
+  CHECK(kc::emu::launch_log().back().failed);
+  CHECK(kc::emu::launch_log().back().global_reads < 1024);
+  kc::emu::clear_launch_log();
+  CHECK(kc::emu::launch_log().empty());
+}

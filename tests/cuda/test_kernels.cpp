@@ -166,3 +166,90 @@ TEST_CASE("kernels: the fused Adam step matches optim::Adam over three steps") {
     require_close(mine, p.detach().to_vector<float>(), 1e-5, 1e-6);
   }
 }
+
+TEST_CASE("kernels: the tiled matmul reads each element of a and b once per tile of c it meets") {
+  // [40, 35] @ [35, 50]: 4 x 3 tiles of c; each row of a is read by the 4 tiles of its row of c,
+  // each column of b by the 3 tiles of its column. The naive kernel reads 2K = 70 per output.
+  const int M = 40, K = 35, N = 50;
+  std::vector<float> a(M * K, 1.0f), b(K * N, 1.0f), c(M * N);
+  kindling::cuda::emu::clear_launch_log();
+  emu::matmul_v1(a.data(), b.data(), c.data(), M, N, K);
+  emu::matmul_v2(a.data(), b.data(), c.data(), M, N, K);
+  const auto& log = kindling::cuda::emu::launch_log();
+  REQUIRE(log.size() == 2);
+  CHECK(log[0].global_reads == std::uint64_t{2} * K * M * N);  // 140000
+  CHECK(log[1].global_reads == std::uint64_t{4} * M * K + std::uint64_t{3} * K * N);  // 10850
+  CHECK(log[1].barriers == std::uint64_t{2} * 3 * log[1].threads);  // 2 per step, 3 steps along K
+  CHECK(c[0] == float(K));
+}
+
+namespace {
+// The 16-bit kernels on t's elements (t: float16 or bfloat16, contiguous).
+template <class H>
+const H* ptr16(const kd::Tensor& t) {
+  return static_cast<const H*>(t.raw_data_ptr());
+}
+template <class H>
+std::vector<float> floats(const std::vector<H>& v) {
+  return std::vector<float>(v.begin(), v.end());
+}
+}  // namespace
+
+TEST_CASE("kernels: float16 and bfloat16 elementwise ops match the CPU amp layer bit for bit") {
+  kd::manual_seed(7);
+  const kd::Tensor a32 = kd::randn({4, 1, 6}) * kd::scalar_tensor(3.0);
+  const kd::Tensor b32 = kd::randn({6, 5}).slice(1, 1, 4).t();  // [3, 6], strided, offset 1
+  const kd::Shape shape{4, 3, 6};
+  for (kd::DType dt : {kd::kFloat16, kd::kBFloat16}) {
+    const kd::Tensor a = a32.to(dt);
+    const kd::Tensor big = kd::randn({6, 5}).to(dt);
+    const kd::Tensor b = big.slice(1, 1, 4).t();
+    const BinaryLayout L = layout_of(a, b, shape);
+    const std::pair<BinaryOp, kd::Tensor> cases[] = {
+        {BinaryOp::Add, a + b}, {BinaryOp::Sub, a - b}, {BinaryOp::Mul, a * b}, {BinaryOp::Div, a / b}};
+    for (const auto& [op, want] : cases) {
+      INFO(kd::dtype_name(dt) << " op " << static_cast<int>(op));
+      REQUIRE(want.dtype() == dt);
+      const std::int64_t ra = static_cast<std::int64_t>(a.storage()->nbytes() / 2) - a.storage_offset();
+      const std::int64_t rb = static_cast<std::int64_t>(b.storage()->nbytes() / 2) - b.storage_offset();
+      std::vector<float> got;
+      if (dt == kd::kFloat16) {
+        std::vector<kd::Half> out(72);
+        emu::binary_half(op, ptr16<kd::Half>(a), ra, ptr16<kd::Half>(b), rb, out.data(), 72, L);
+        got = floats(out);
+      } else {
+        std::vector<kd::BFloat16> out(72);
+        emu::binary_bfloat16(op, ptr16<kd::BFloat16>(a), ra, ptr16<kd::BFloat16>(b), rb, out.data(),
+                             72, L);
+        got = floats(out);
+      }
+      REQUIRE(got == want.contiguous().to(kd::kFloat32).to_vector<float>());  // one rounding: exact
+    }
+  }
+}
+
+TEST_CASE("kernels: float16 and bfloat16 matmuls match the CPU amp layer within one rounding") {
+  kd::manual_seed(8);
+  for (auto [M, N, K] : {std::tuple{33, 47, 29}, std::tuple{1, 20, 3}, std::tuple{5, 7, 0}}) {
+    const kd::Tensor a32 = kd::randn({M, K}), b32 = kd::randn({K, N});
+    for (kd::DType dt : {kd::kFloat16, kd::kBFloat16}) {
+      const kd::Tensor a = a32.to(dt), b = b32.to(dt);
+      const std::vector<float> want = kd::matmul(a, b).to(kd::kFloat32).contiguous().to_vector<float>();
+      std::vector<float> got;
+      if (dt == kd::kFloat16) {
+        std::vector<kd::Half> c(static_cast<std::size_t>(M * N));
+        emu::matmul_half(ptr16<kd::Half>(a), ptr16<kd::Half>(b), c.data(), M, N, K);
+        got = floats(c);
+      } else {
+        std::vector<kd::BFloat16> c(static_cast<std::size_t>(M * N));
+        emu::matmul_bfloat16(ptr16<kd::BFloat16>(a), ptr16<kd::BFloat16>(b), c.data(), M, N, K);
+        got = floats(c);
+      }
+      INFO(kd::dtype_name(dt) << " M, N, K = " << M << ", " << N << ", " << K);
+      // Both accumulate the exact products of 16-bit inputs in float32 and round once; the orders of
+      // the sums differ, so a result may land one 16-bit step apart (2^-10 or 2^-7 relative).
+      const double step = dt == kd::kFloat16 ? 1.0 / 1024 : 1.0 / 128;
+      require_close(got, want, step, 1e-3);
+    }
+  }
+}

@@ -6,3 +6,4 @@
 #include "kindling/amp.hpp"
 #include "kindling/cuda/kernels.hpp"
 #include "kindling/cuda/runtime.hpp"
+#include "kindling/cuda/streams.hpp"

@@ -1,6 +1,7 @@
 // Tensor::to(Device) for CUDA: the hooks the tensor layer calls (tensor/device_copy.hpp).
 //   to the device: make the tensor contiguous on the CPU, allocate device memory, one copy.
-//   to the host:   copy_strided_to_host (copy_to_host.cpp): a strided view on the device is
+//   to the host:   copy_strided_to_host (chapter 8's exercise 5,
+//                  solutions/ch08/ex5_copy_strided.cpp): a strided view on the device is
 //                  brought back with one copy of the memory it spans, then made contiguous.
 #include "cuda/backend.hpp"
 #include "cuda/pieces.hpp"
@@ -36,8 +37,10 @@ Tensor to_host(const Tensor& device_src) {
 
 namespace detail {
 void install_allocator(const Backend* backend);
+void install_pinned_memory();  // pinned.cpp
 void install(const Backend* backend) {
   install_allocator(backend);
+  install_pinned_memory();
   kindling::detail::register_device_copy(DeviceType::CUDA, {to_device, to_host});
 }
 }  // namespace detail

@@ -37,6 +37,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kindling/tensor/error.hpp"
 
@@ -72,6 +73,30 @@ struct Site {
     return {f, l};
   }
 };
+
+/// What one launch did, as the emulator counted it. A GPU keeps no such record; the emulator's tests
+/// and chapter 8's graders read it (a tiled matmul must have tiled, a tree reduction must have used
+/// shared memory and barriers).
+struct LaunchRecord {
+  std::string kernel;                ///< the name KD_LAUNCH was given
+  dim3 grid, block;
+  bool failed = false;               ///< the launch stopped with a KernelError
+  std::uint64_t threads = 0;         ///< threads started, over every block
+  std::uint64_t barriers = 0;        ///< __syncthreads() calls, over every thread
+  std::uint64_t shuffles = 0;        ///< warp shuffle calls, over every lane
+  std::size_t shared_bytes = 0;      ///< static shared memory of the block that used the most
+  std::uint64_t global_reads = 0;    ///< elements read through a Span<const T>
+  std::uint64_t global_accesses = 0; ///< elements reached through a Span<T> (writes, read-modify-writes)
+};
+/// The launches run on this host thread since clear_launch_log(), oldest first (the last 1024).
+const std::vector<LaunchRecord>& launch_log();
+void clear_launch_log();
+
+/// Global-memory accesses counted by Span for the launch running on this host thread.
+struct GlobalCounts {
+  std::uint64_t reads = 0, accesses = 0;
+};
+inline thread_local GlobalCounts t_global_counts;
 
 /// The current thread's context; throws when called outside a kernel.
 const ThreadContext& current();
@@ -183,6 +208,8 @@ class Span {
 
   T& operator[](std::int64_t i) const {
     if (i < 0 || i >= size_) emu::global_out_of_bounds(name_, i, size_, std::is_const_v<T>);
+    if constexpr (std::is_const_v<T>) ++emu::t_global_counts.reads;
+    else ++emu::t_global_counts.accesses;
     return data_[i];
   }
   T* data() const { return data_; }

@@ -8,6 +8,8 @@
 /// `KINDLING_KERNEL_NS` names the namespace the kernels of a source land in: `gpu` under nvcc,
 /// `emulated` otherwise, so one source compiled both ways links into one program.
 #if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -59,6 +61,24 @@ struct SharedArray {
   __device__ __forceinline__ T& operator[](I index) { return data_[index]; }
 };
 
+/// The 16-bit element types of chapter 6's mixed precision, as kernels see them; to_float and
+/// from_float<T> convert (round to nearest, ties to even), and arithmetic happens in float32.
+using half_t = __half;
+using bfloat16_t = __nv_bfloat16;
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
 }  // namespace kindling::cuda::gpu
 
 namespace kindling::cuda {
@@ -89,6 +109,20 @@ inline void check_launch(const char* kernel) {
 
 #else
 #include "kindling/cuda/emulator.hpp"
+#include "kindling/tensor/half.hpp"
+
+namespace kindling::cuda::emulated {
+/// The 16-bit element types (kindling::Half and BFloat16 here, __half and __nv_bfloat16 under
+/// nvcc), with the same conversions: round to nearest, ties to even; arithmetic in float32.
+using half_t = ::kindling::Half;
+using bfloat16_t = ::kindling::BFloat16;
+inline float to_float(float v) { return v; }
+inline float to_float(::kindling::Half v) { return static_cast<float>(v); }
+inline float to_float(::kindling::BFloat16 v) { return static_cast<float>(v); }
+template <class T>
+inline T from_float(float v) { return T(v); }
+}  // namespace kindling::cuda::emulated
+
 /// A check inside a kernel: on the emulator a failed one stops the launch with a KernelError.
 #define KD_CHECK(cond, message)                                     \
   do {                                                              \

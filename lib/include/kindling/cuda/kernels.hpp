@@ -8,6 +8,8 @@
 /// Shapes are row-major: `a: [M, K]` is M rows of K floats.
 #include <cstdint>
 
+#include "kindling/tensor/half.hpp"
+
 namespace kindling::cuda {
 
 /// At most this many dimensions for the strided elementwise kernel.
@@ -51,7 +53,16 @@ struct AdamStep {
   void matmul_v3(const float* a, const float* b, float* c, int M, int N, int K);                  \
   /* one Adam step over n parameters, updating param, exp_avg, exp_avg_sq in place */             \
   void adam_step(float* param, const float* grad, float* exp_avg, float* exp_avg_sq,             \
-                 std::int64_t n, const AdamStep& h);
+                 std::int64_t n, const AdamStep& h);                                             \
+  /* 16-bit versions for autocast (chapter 6): stored in float16 / bfloat16, computed in float32, */\
+  /* each result rounded once; the matmul accumulates in float32 (shared-memory tiles, as v2) */   \
+  void binary_half(BinaryOp op, const Half* a, std::int64_t a_len, const Half* b,                 \
+                   std::int64_t b_len, Half* out, std::int64_t n, const BinaryLayout& layout);    \
+  void binary_bfloat16(BinaryOp op, const BFloat16* a, std::int64_t a_len, const BFloat16* b,     \
+                       std::int64_t b_len, BFloat16* out, std::int64_t n,                         \
+                       const BinaryLayout& layout);                                               \
+  void matmul_half(const Half* a, const Half* b, Half* c, int M, int N, int K);                   \
+  void matmul_bfloat16(const BFloat16* a, const BFloat16* b, BFloat16* c, int M, int N, int K);
 
 namespace emulated {
 KINDLING_DECLARE_KERNELS

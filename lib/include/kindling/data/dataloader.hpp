@@ -25,6 +25,7 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "kindling/data/sampler.hpp"
 #include "kindling/data/worker.hpp"
 #include "kindling/tensor/error.hpp"
+#include "kindling/tensor/pinned.hpp"
 #include "kindling/tensor/random.hpp"
 
 namespace kindling::data {
@@ -50,7 +52,10 @@ struct DataLoaderOptions {
   std::int64_t num_workers = 0;
   /// Drop the last batch when it is smaller than batch_size.
   bool drop_last = false;
-  /// Accepted for PyTorch parity; page-locked memory only matters with a GPU.
+  /// Hand out batches in pinned (page-locked) host memory, so that `to_device_async` can copy them
+  /// while the CPU goes on: every Tensor of the batch (an Example's, a pair's or tuple's, a vector's)
+  /// is pinned. Pinning needs a CUDA device set up (chapter 8); without one the batches stay in
+  /// ordinary memory, as PyTorch does with a warning.
   bool pin_memory = false;
   /// Seed of the loader's own generator (epoch orders and per-sample augmentation). Without it
   /// (and without `generator`) each epoch draws from kd::default_generator(), so kd::manual_seed()
@@ -84,6 +89,32 @@ EpochPlan plan_epoch(const Sampler& sampler, const DataLoaderOptions& options, G
 /// exception nested.
 [[noreturn]] void throw_sample_error(std::int64_t index, std::int64_t batch);
 [[noreturn]] void throw_collate_error(std::int64_t batch, const std::vector<std::int64_t>& indices);
+
+// The DataLoader's pin_memory: every tensor of a batch moved to pinned memory (pin_memory.hpp).
+template <class T>
+void pin_batch(T&) {}  // not a tensor, nor a container of them: left as it is
+inline void pin_batch(Tensor& t) { t = pin_memory(t); }
+inline void pin_batch(Example& e) {
+  pin_batch(e.data);
+  pin_batch(e.target);
+}
+template <class A, class B>
+void pin_batch(std::pair<A, B>& p);
+template <class... T>
+void pin_batch(std::tuple<T...>& t);
+template <class T>
+void pin_batch(std::vector<T>& v) {
+  for (auto& x : v) pin_batch(x);
+}
+template <class A, class B>
+void pin_batch(std::pair<A, B>& p) {
+  pin_batch(p.first);
+  pin_batch(p.second);
+}
+template <class... T>
+void pin_batch(std::tuple<T...>& t) {
+  std::apply([](auto&... x) { (pin_batch(x), ...); }, t);
+}
 /// Called inside a catch block when starting the `num_workers` worker threads failed (the system
 /// refused a thread): throws DataLoaderError with the reason and a hint.
 [[noreturn]] void throw_worker_start_error(std::int64_t num_workers);
@@ -169,9 +200,10 @@ class DataLoader {
   class Epoch {
    public:
     Epoch(std::shared_ptr<const D> dataset, const Collate& collate, detail::EpochPlan plan,
-          std::int64_t num_workers, std::int64_t prefetch_factor)
+          std::int64_t num_workers, std::int64_t prefetch_factor, bool pin_memory = false)
         : dataset_(std::move(dataset)), collate_(collate), plan_(std::move(plan)),
-          num_batches_(static_cast<std::int64_t>(plan_.batches.size())) {
+          num_batches_(static_cast<std::int64_t>(plan_.batches.size())),
+          pin_memory_(pin_memory && kindling::detail::pinned_memory_available()) {
       if (num_workers == 0) return;
       auto load_batch = [this, num_workers](std::int64_t k, std::int64_t worker) {
         detail::set_worker_info(WorkerInfo{worker, num_workers});
@@ -216,11 +248,15 @@ class DataLoader {
           detail::throw_sample_error(indices[j], k);
         }
       }
-      try {
-        return collate_(std::move(samples));
-      } catch (...) {
-        detail::throw_collate_error(k, indices);
-      }
+      Batch batch = [&]() -> Batch {
+        try {
+          return collate_(std::move(samples));
+        } catch (...) {
+          detail::throw_collate_error(k, indices);
+        }
+      }();
+      if (pin_memory_) detail::pin_batch(batch);  // in the worker, as PyTorch's pin thread does
+      return batch;
     }
 
     std::shared_ptr<const D> dataset_;
@@ -228,6 +264,7 @@ class DataLoader {
     detail::EpochPlan plan_;
     std::int64_t num_batches_;
     std::int64_t next_yield_ = 0;
+    bool pin_memory_ = false;
     std::optional<detail::OrderedPrefetcher> prefetcher_;  // last: destroyed (threads joined) first
   };
 
@@ -259,7 +296,8 @@ class DataLoader {
                      : own_generator_   ? *own_generator_
                                         : default_generator();
     auto epoch = std::make_unique<Epoch>(dataset_, collate_, detail::plan_epoch(*sampler_, options_, gen),
-                                         options_.num_workers, options_.prefetch_factor);
+                                         options_.num_workers, options_.prefetch_factor,
+                                         options_.pin_memory);
     return Iterator(std::move(epoch));
   }
   std::default_sentinel_t end() const { return {}; }

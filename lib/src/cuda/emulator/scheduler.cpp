@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kindling/cuda/emulator.hpp"
+#include "cuda/emulator/launch.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define KINDLING_EMU_ASAN 1
@@ -38,66 +38,12 @@
 #endif
 
 namespace kindling::cuda::emu {
-namespace {
-
-#if defined(KINDLING_EMU_ASAN)
-constexpr std::size_t kStackBytes = 512 * 1024;  // ASan's redzones make frames larger
-#else
-constexpr std::size_t kStackBytes = 128 * 1024;
-#endif
-
-enum class State { Runnable, AtBarrier, AtShuffle, Done };
-
-// Thrown into a waiting thread when another thread of the launch failed: unwinds its stack.
-struct Unwind {};
-
-struct Fiber {
-  ucontext_t ctx{};
-  char* mapping = nullptr;  // guard page + stack
-  std::size_t mapping_bytes = 0;
-  ThreadContext tc;
-  State state = State::Runnable;
-  bool started = false;
-  Site site;  // where it waits (barrier or shuffle)
-  void* fake_stack = nullptr; // ASan's bookkeeping while switched out
-  // A pending shuffle.
-  unsigned shfl_mask = 0;
-  std::uint64_t shfl_bits = 0, shfl_result = 0;
-  ShuffleKind shfl_kind = ShuffleKind::Index;
-  int shfl_arg = 0, shfl_width = 32;
-  const char* shfl_name = "";
-};
-
-struct Launch {
-  const char* kernel = "";
-  dim3 grid, block;
-  const std::function<void()>* body = nullptr;
-  std::vector<Fiber> fibers;
-  ucontext_t scheduler{};
-  void* scheduler_fake_stack = nullptr;
-  const void* scheduler_stack_bottom = nullptr;
-  std::size_t scheduler_stack_size = 0;
-  Fiber* current = nullptr;
-  std::uint64_t block_serial = 0;
-  std::uint32_t epoch = 1;          // the block's barrier epoch, for the race detector
-  std::size_t shared_bytes = 0;     // shared memory the block touched
-  std::string error;                // the first problem found
-  bool aborting = false;
-};
+namespace detail {
 
 thread_local Launch* g_launch = nullptr;
-std::uint64_t g_block_serial = 0;  // guarded by g_launch_mutex
-std::mutex g_launch_mutex;
 
 std::string str(const dim3& d) {
   return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
-}
-
-std::string where_str(const Site& w) {
-  std::string file = w.file;
-  auto slash = file.find_last_of('/');
-  if (slash != std::string::npos) file = file.substr(slash + 1);
-  return file + ":" + std::to_string(w.line);
 }
 
 std::string launch_str(const Launch& l) {
@@ -108,16 +54,39 @@ std::string thread_str(const Fiber& f) {
   return "thread " + str(f.tc.thread_idx) + " of block " + str(f.tc.block_idx);
 }
 
-void record(Launch& l, std::string message) {
-  if (l.error.empty()) l.error = std::move(message);
-  l.aborting = true;
-}
-
 Launch& launch_or_throw(const char* what) {
   if (!g_launch || !g_launch->current)
     throw Error(std::string(what) + " used outside a kernel: call it from a __global__ function "
                 "launched with KD_LAUNCH");
   return *g_launch;
+}
+
+}  // namespace detail
+
+namespace {
+using namespace detail;
+
+#if defined(KINDLING_EMU_ASAN)
+constexpr std::size_t kStackBytes = 512 * 1024;  // ASan's redzones make frames larger
+#else
+constexpr std::size_t kStackBytes = 128 * 1024;
+#endif
+
+std::uint64_t g_block_serial = 0;  // guarded by g_launch_mutex
+std::mutex g_launch_mutex;
+thread_local std::vector<LaunchRecord> t_launch_log;  // launch_log()
+constexpr std::size_t kLaunchLogMax = 1024;
+
+std::string where_str(const Site& w) {
+  std::string file = w.file;
+  auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ":" + std::to_string(w.line);
+}
+
+void record(Launch& l, std::string message) {
+  if (l.error.empty()) l.error = std::move(message);
+  l.aborting = true;
 }
 
 // ---- switching -----------------------------------------------------------------------------
@@ -208,6 +177,7 @@ void start_block(Launch& l, const dim3& bidx) {
   l.block_serial = ++g_block_serial;
   l.epoch = 1;
   l.shared_bytes = 0;
+  l.stats.threads += l.fibers.size();
   int linear = 0;
   for (unsigned z = 0; z < l.block.z; ++z)
     for (unsigned y = 0; y < l.block.y; ++y)
@@ -344,6 +314,15 @@ void check_shape(const char* kernel, const dim3& grid, const dim3& block) {
   if (grid.y > 65535 || grid.z > 65535) bad("gridDim.y and gridDim.z are at most 65535");
 }
 
+// Appends the launch's record to this host thread's log (the last kLaunchLogMax launches).
+void log_launch(Launch& l) {
+  l.stats.failed = !l.error.empty();
+  l.stats.global_reads = t_global_counts.reads;
+  l.stats.global_accesses = t_global_counts.accesses;
+  if (t_launch_log.size() >= kLaunchLogMax) t_launch_log.erase(t_launch_log.begin());
+  t_launch_log.push_back(l.stats);
+}
+
 }  // namespace
 
 const ThreadContext& current() { return launch_or_throw("threadIdx/blockIdx").current->tc; }
@@ -355,6 +334,9 @@ void fail(const std::string& what) {
   throw KernelError(launch_str(l) + ": " + what + " -- in " + thread_str(*l.current));
 }
 
+const std::vector<LaunchRecord>& launch_log() { return t_launch_log; }
+void clear_launch_log() { t_launch_log.clear(); }
+
 void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body) {
   check_shape(kernel, grid, block);
   if (g_launch) throw Error(std::string("kernel ") + kernel + ": launched from inside a kernel "
@@ -365,7 +347,11 @@ void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>&
   l.grid = grid;
   l.block = block;
   l.body = &body;
+  l.stats.kernel = kernel;
+  l.stats.grid = grid;
+  l.stats.block = block;
   map_stacks(l, std::size_t{block.x} * block.y * block.z);
+  t_global_counts = GlobalCounts{};
   g_launch = &l;
   try {
     for (unsigned z = 0; z < grid.z && !l.aborting; ++z)
@@ -373,14 +359,18 @@ void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>&
         for (unsigned x = 0; x < grid.x && !l.aborting; ++x) {
           start_block(l, dim3(x, y, z));
           run_block(l);
+          l.stats.shared_bytes = std::max(l.stats.shared_bytes, l.shared_bytes);
         }
   } catch (...) {
     g_launch = nullptr;
     unmap_stacks(l);
+    if (l.error.empty()) l.error = "the emulator itself failed";
+    log_launch(l);
     throw;
   }
   g_launch = nullptr;
   unmap_stacks(l);
+  log_launch(l);
   if (!l.error.empty()) throw KernelError(l.error);
 }
 
@@ -388,6 +378,7 @@ void syncthreads(Site where) {
   Launch& l = launch_or_throw("__syncthreads()");
   Fiber& f = *l.current;
   f.state = State::AtBarrier;
+  ++l.stats.barriers;
   f.site = where;
   wait(l, f);
 }
@@ -415,6 +406,7 @@ std::uint64_t shuffle(unsigned mask, std::uint64_t bits, ShuffleKind kind, int a
   f.shfl_name = name;
   f.site = where;
   f.state = State::AtShuffle;
+  ++l.stats.shuffles;
   // Have all the lanes of the mask arrived? (A lane past the block's end never will.)
   for (int other = 0; other < 32; ++other) {
     if (!(mask & (1u << other))) continue;
@@ -454,94 +446,6 @@ std::uint64_t shuffle(unsigned mask, std::uint64_t bits, ShuffleKind kind, int a
   for (int dst = 0; dst < 32; ++dst)
     if (mask & (1u << dst)) l.fibers[warp_base + static_cast<std::size_t>(dst)].state = State::Runnable;
   return f.shfl_result;
-}
-
-// ---- shared memory: bounds, first touch, the race detector ----------------------------------
-std::uint64_t block_serial() { return g_launch ? g_launch->block_serial : 0; }
-
-namespace {
-std::string shared_name(const SharedInfo& info) {
-  std::string s = "__shared__ " + std::string(info.type);
-  for (std::size_t d = 0; d < info.rank; ++d) s += "[" + std::to_string(info.dims[d]) + "]";
-  return s;
-}
-std::string element(const SharedInfo& info, std::size_t flat) {
-  std::vector<std::size_t> idx(info.rank);
-  for (std::size_t d = info.rank; d-- > 0;) {
-    idx[d] = flat % info.dims[d];
-    flat /= info.dims[d];
-  }
-  std::string s = "element (";
-  for (std::size_t d = 0; d < info.rank; ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + ")";
-}
-std::string thread_of(const Launch& l, std::int32_t linear) {
-  return "thread " + str(l.fibers[static_cast<std::size_t>(linear)].tc.thread_idx);
-}
-}  // namespace
-
-void shared_first_touch(const SharedInfo& info, std::uint64_t& stamp) {
-  Launch& l = launch_or_throw("a __shared__ array");
-  stamp = l.block_serial;
-  l.shared_bytes += info.bytes;
-  if (l.shared_bytes > 48 * 1024)
-    fail("the block uses " + std::to_string(l.shared_bytes) + " bytes of static shared memory "
-         "(" + shared_name(info) + " is the last one), more than the 48 KiB a block may have");
-}
-
-void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat) {
-  Launch& l = launch_or_throw("a __shared__ array");
-  const std::int32_t me = l.current->tc.linear;
-  if (s.block != l.block_serial) {
-    fail("reads " + element(info, flat) + " of " + shared_name(info) + ", which no thread of "
-         "this block has written: shared memory starts uninitialised on a GPU");
-  }
-  if (s.write_epoch == l.epoch && s.writer != me)
-    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it reads what " +
-         thread_of(l, s.writer) + " wrote since the last __syncthreads() (put a barrier between "
-         "the write and the read)");
-  if (s.read_epoch != l.epoch) {
-    s.read_epoch = l.epoch;
-    s.reader = me;
-    s.other_reader = -1;
-  } else if (s.reader != me && s.other_reader == -1) {
-    s.other_reader = me;
-  }
-}
-
-void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat) {
-  Launch& l = launch_or_throw("a __shared__ array");
-  const std::int32_t me = l.current->tc.linear;
-  if (s.block != l.block_serial) {
-    s = Shadow{};
-    s.block = l.block_serial;
-  }
-  if (s.write_epoch == l.epoch && s.writer != me)
-    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it writes what " +
-         thread_of(l, s.writer) + " also wrote since the last __syncthreads()");
-  if (s.read_epoch == l.epoch && (s.reader != me || s.other_reader != -1)) {
-    const std::int32_t other = s.reader != me ? s.reader : s.other_reader;
-    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it overwrites what " +
-         thread_of(l, other) + " read since the last __syncthreads() (that read may see the old "
-         "value or the new one; put a barrier between the read and the write)");
-  }
-  s.write_epoch = l.epoch;
-  s.writer = me;
-}
-
-void shared_out_of_bounds(const SharedInfo& info, const std::int64_t* index, std::size_t rank) {
-  std::string idx;
-  for (std::size_t d = 0; d < rank; ++d) idx += (d ? ", " : "") + std::to_string(index[d]);
-  fail("index (" + idx + ") is outside " + shared_name(info));
-}
-
-void global_out_of_bounds(const char* name, std::int64_t index, std::int64_t size, bool is_const) {
-  std::string what = std::string(is_const ? "reads" : "accesses") + " " + name + "[" +
-                     std::to_string(index) + "], outside its " + std::to_string(size) +
-                     " elements (a GPU would " + (is_const ? "read garbage" : "corrupt memory") +
-                     " or fault later)";
-  if (!in_kernel()) throw IndexError("Span: " + what);
-  fail(what);
 }
 
 }  // namespace kindling::cuda::emu

@@ -1,7 +1,14 @@
-// The chapter's kernels for the device: the very sources the emulator runs (lib/src/cuda/kernels/),
-// compiled by nvcc, where kernel.hpp makes them CUDA (namespace kindling::cuda::gpu).
+// The chapter's kernels for the device: the very sources the emulator runs, compiled by nvcc, where
+// kernel.hpp makes them CUDA (namespace kindling::cuda::gpu). The library's own kernels are in
+// lib/src/cuda/kernels/; the four that are chapter 8's exercises come from the answer files the
+// layer takes (solutions/ch08/ or your exercises/ch08/, as KINDLING_REFERENCE says; paths from
+// lib/CMakeLists.txt), so a GPU runs the same kernels as the emulator.
 #include "cuda/kernels/adam.cpp"
-#include "cuda/kernels/elementwise.cpp"
+#include "cuda/kernels/cross_entropy.cpp"
+#include "cuda/kernels/half.cpp"
 #include "cuda/kernels/matmul.cpp"
-#include "cuda/kernels/softmax.cpp"
 #include "cuda/kernels/sum.cpp"
+#include KINDLING_CH08_EX1_FILE
+#include KINDLING_CH08_EX2_FILE
+#include KINDLING_CH08_EX3_FILE
+#include KINDLING_CH08_EX4_FILE

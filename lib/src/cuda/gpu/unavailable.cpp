@@ -29,6 +29,14 @@ void matmul_v3(const float*, const float*, float*, int, int, int) { unavailable(
 void adam_step(float*, const float*, float*, float*, std::int64_t, const AdamStep&) {
   unavailable("adam_step");
 }
+void binary_half(BinaryOp, const Half*, std::int64_t, const Half*, std::int64_t, Half*, std::int64_t,
+                 const BinaryLayout&) { unavailable("binary_half"); }
+void binary_bfloat16(BinaryOp, const BFloat16*, std::int64_t, const BFloat16*, std::int64_t, BFloat16*,
+                     std::int64_t, const BinaryLayout&) { unavailable("binary_bfloat16"); }
+void matmul_half(const Half*, const Half*, Half*, int, int, int) { unavailable("matmul_half"); }
+void matmul_bfloat16(const BFloat16*, const BFloat16*, BFloat16*, int, int, int) {
+  unavailable("matmul_bfloat16");
+}
 
 }  // namespace kindling::cuda::gpu
 #endif

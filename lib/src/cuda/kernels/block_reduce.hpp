@@ -1,5 +1,6 @@
 #pragma once
-// Reductions inside a block, shared by the sum, softmax and cross-entropy kernels.
+// Reductions inside a block, shared by the sum, softmax and cross-entropy kernels (and yours:
+// chapter 8's exercises may use everything in this header).
 //
 // A warp (32 threads) reduces with shuffles: at each of 5 steps a lane adds the value
 // of the lane `offset` above it, halving the span, with no shared memory and no
@@ -44,6 +45,25 @@ __device__ float block_reduce(float v, SharedArray<float, 32>& scratch,
   }
   __syncthreads();
   return result[0];
+}
+
+// ---- what both sum kernels share (sum.cpp, and solutions/ch08/ex2_block_sum.cpp) ----------
+constexpr int kSumThreads = 256;
+
+// This thread's share of x: a grid-stride loop, so a few hundred blocks cover any length.
+__device__ __forceinline__ float thread_partial_sum(Span<const float> x) {
+  float acc = 0.0f;
+  const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+       i < x.size(); i += step)
+    acc += x[i];
+  return acc;
+}
+
+// The grid of a sum: one block per 256 elements, at least 1 and at most 1024.
+inline unsigned sum_blocks(std::int64_t n) {
+  const std::int64_t blocks = (n + kSumThreads - 1) / kSumThreads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 1024 ? 1024 : blocks));
 }
 
 }  // namespace kindling::cuda::KINDLING_KERNEL_NS

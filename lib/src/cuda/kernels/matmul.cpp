@@ -5,7 +5,7 @@
 //   v2  shared-memory tiles: a 16x16 block computes a 16x16 tile of c; it walks along K
 //       one 16x16 tile of a and of b at a time, each thread loading one element of
 //       each into shared memory, so every element loaded from global memory is used 16
-//       times.
+//       times. Chapter 8's exercise 3: solutions/ch08/ex3_matmul_tiled.cpp.
 //   v3  register blocking: a 256-thread block computes a 64x64 tile of c, each thread
 //       4x4 outputs held in registers; per step of 8 along K, a thread reads 4 values
 //       of a and 4 of b from shared memory and does 16 multiply-adds with them.
@@ -16,6 +16,7 @@
 
 namespace kindling::cuda::KINDLING_KERNEL_NS {
 
+// [snippet: matmul-naive]
 __global__ void matmul_naive(Span<const float> a, Span<const float> b, Span<float> c,
                              int M, int N, int K) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -26,26 +27,6 @@ __global__ void matmul_naive(Span<const float> a, Span<const float> b, Span<floa
   for (int k = 0; k < K; ++k)
     acc += a[std::int64_t{row} * K + k] * b[std::int64_t{k} * N + col];
   c[std::int64_t{row} * N + col] = acc;
-}
-
-constexpr int kTile = 16;
-
-// [snippet: matmul-tiled]
-__global__ void matmul_tiled(Span<const float> a, Span<const float> b, Span<float> c,
-                             int M, int N, int K) {
-  __shared__ SharedArray<float, kTile, kTile> as;  // as(i, k): rows of a
-  __shared__ SharedArray<float, kTile, kTile> bs;  // bs(k, j): columns of b
-  const int ty = threadIdx.y, tx = threadIdx.x;
-  const int row = blockIdx.y * kTile + ty, col = blockIdx.x * kTile + tx;
-  float acc = 0.0f;
-  for (int k0 = 0; k0 < K; k0 += kTile) {
-    as(ty, tx) = (row < M && k0 + tx < K) ? a[std::int64_t{row} * K + k0 + tx] : 0.0f;
-    bs(ty, tx) = (k0 + ty < K && col < N) ? b[std::int64_t{k0 + ty} * N + col] : 0.0f;
-    __syncthreads();  // the tiles are loaded before anyone reads them
-    for (int k = 0; k < kTile; ++k) acc += as(ty, k) * bs(k, tx);
-    __syncthreads();  // everyone is done reading before the next tiles overwrite them
-  }
-  if (row < M && col < N) c[std::int64_t{row} * N + col] = acc;
 }
 // [end]
 
@@ -105,12 +86,6 @@ void matmul_v1(const float* a, const float* b, float* c, int M, int N, int K) {
   if (M == 0 || N == 0) return;
   KD_LAUNCH(matmul_naive, dim3(blocks_for(N, 16), blocks_for(M, 16)), dim3(16, 16),
             KINDLING_MATMUL_SPANS);
-}
-
-void matmul_v2(const float* a, const float* b, float* c, int M, int N, int K) {
-  if (M == 0 || N == 0) return;
-  KD_LAUNCH(matmul_tiled, dim3(blocks_for(N, kTile), blocks_for(M, kTile)),
-            dim3(kTile, kTile), KINDLING_MATMUL_SPANS);
 }
 
 void matmul_v3(const float* a, const float* b, float* c, int M, int N, int K) {

@@ -1,9 +1,9 @@
-// Softmax and cross-entropy over the rows of a [rows, cols] matrix: one block per row.
+// Cross-entropy over the rows of a [rows, classes] matrix of logits: one block per row.
 // The block finds the row's maximum (subtracted before exp, so exp never overflows),
 // then the sum of the exponentials, each with block_reduce (warp shuffles, then the
-// warps' results).
-//   softmax        out[r, j] = exp(x[r, j] - max) / sum
-//   cross-entropy  loss[r] = max + log(sum) - x[r, target[r]]  (-log softmax there)
+// warps' results), as the softmax kernel does (chapter 8's exercise 4,
+// solutions/ch08/ex4_softmax.cpp):
+//   loss[r] = max + log(sum) - x[r, target[r]]  (-log softmax there)
 #include "cuda/kernels/block_reduce.hpp"
 #include "kindling/cuda/kernels.hpp"
 
@@ -28,15 +28,6 @@ __device__ RowStats row_stats(Span<const float> x, std::int64_t row_start, int c
   return {m, s};
 }
 
-__global__ void softmax_kernel(Span<const float> x, Span<float> out, int cols) {
-  __shared__ SharedArray<float, 32> scratch;
-  __shared__ SharedArray<float, 1> result;
-  const std::int64_t start = static_cast<std::int64_t>(blockIdx.x) * cols;
-  const RowStats st = row_stats(x, start, cols, scratch, result);
-  for (int j = threadIdx.x; j < cols; j += blockDim.x)
-    out[start + j] = expf(x[start + j] - st.max) / st.sum;
-}
-
 __global__ void cross_entropy_kernel(Span<const float> logits,
                                      Span<const std::int64_t> target, Span<float> loss,
                                      int classes) {
@@ -50,13 +41,6 @@ __global__ void cross_entropy_kernel(Span<const float> logits,
     KD_CHECK(t >= 0 && t < classes, "cross_entropy: a target is outside [0, classes)");
     loss[r] = st.max + logf(st.sum) - logits[start + t];
   }
-}
-
-void softmax_rows(const float* x, float* out, int rows, int cols) {
-  if (rows == 0 || cols == 0) return;
-  const std::int64_t n = std::int64_t{rows} * cols;
-  KD_LAUNCH(softmax_kernel, dim3(rows), dim3(kRowThreads), Span<const float>(x, n, "x"),
-            Span<float>(out, n, "out"), cols);
 }
 
 void cross_entropy_rows(const float* logits, const std::int64_t* target, float* loss,
