@@ -130,6 +130,28 @@ PARITY_CASE("autocast/mlp-step-grad") {
   return {loss, logits};
 }
 
+// ---- the 16-bit GEMM -------------------------------------------------------------------------------
+PARITY_CASE("bf16-gemm/x-wt-simplenet-fc1") { return in["x"].matmul(in["w"].t()); }
+PARITY_CASE("bf16-gemm/gt-x-weight-grad") { return in["g"].t().matmul(in["x"]); }
+PARITY_CASE("bf16-gemm/g-w-input-grad") { return in["g"].matmul(in["w"]); }
+PARITY_CASE("bf16-gemm/bmm-broadcast") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("bf16-gemm/strided-views") {
+  using kd::indexing::Slice;
+  using kd::indexing::None;
+  const Tensor a = in["a"].index({Slice(), Slice(None, None, 2)}), b = in["b"].index({Slice(None, None, 3)});
+  return a.matmul(b.t());
+}
+PARITY_CASE("bf16-gemm/vector-and-0d-sizes") {
+  const Tensor v = in["v"], a = in["a"], e = in["e"], z = in["z"];
+  return {v.matmul(a), a.t().matmul(v.slice(0, 0, 6)), e.matmul(a), z.matmul(z.t())};
+}
+PARITY_CASE("bf16-gemm/large-values") { return (in["a"] * 1e18).matmul(in["b"] * 1e18); }
+PARITY_CASE("bf16-gemm/float16-rounded-once") { return in["a"].matmul(in["b"].t()); }
+PARITY_CASE("bf16-gemm/autocast-linear-k784") {
+  amp::AutocastGuard guard;
+  return F::linear(in["x"], in["w"]);
+}
+
 // ---- gradient accumulation -------------------------------------------------------------------------
 namespace {
 constexpr int kAccumulationSteps = 4, kMicroBatches = 8;

@@ -147,6 +147,59 @@ case("autocast/mlp-step-grad", mlp_step, x=randn(8, 6), w1=randn(7, 6), b1=randn
      b2=randn(3), y=randint(0, 3, 8), grad=True, nograd=["x"], **LOOSE)
 
 
+# ---- the 16-bit GEMM: float32 accumulation, one rounding (lib/src/tensor/bf16_gemm.cpp) ------------
+# What torch's bfloat16 matmul computes where PyTorch 1.13 runs it on oneDNN (a CPU with AVX-512):
+# every product of two bfloat16 numbers is exact in float32, the sum runs in float32 and the result
+# is rounded to bfloat16 once. This build (BLAS_INFO=generic, no AVX-512 here) has a loop that rounds
+# each partial sum to bfloat16 instead -- at K = 784 it is off by up to 5.8 -- so the expected
+# values are torch's float32 product of the same bfloat16 inputs, rounded once by torch. Tolerance:
+# the two float32 sums add in different orders, which can move a result across a rounding boundary:
+# one bfloat16 ulp (at most 2^-7 of the value), plus an absolute 1e-4 for results that cancel to
+# near zero (the float32 sums differ by ~sqrt(K) * 2^-24 * sum |a b| there).
+BF16_ULP = dict(rtol=2.0 ** -7, atol=1e-4)
+
+
+def rounded_once(f, dtype=torch.bfloat16):
+    """f on float32 copies of the 16-bit inputs, rounded once to `dtype`."""
+    def g(*args):
+        out = f(*[a.float() for a in args])
+        return tuple(o.to(dtype) for o in out) if isinstance(out, tuple) else out.to(dtype)
+    return g
+
+
+case("bf16-gemm/x-wt-simplenet-fc1", rounded_once(lambda x, w: x @ w.t()),
+     x=randn(32, 784, dtype="bfloat16"), w=randn(128, 784, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/gt-x-weight-grad", rounded_once(lambda g, x: g.t() @ x),
+     g=randn(32, 128, dtype="bfloat16"), x=randn(32, 784, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/g-w-input-grad", rounded_once(lambda g, w: g @ w),
+     g=randn(32, 128, dtype="bfloat16"), w=randn(128, 784, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/bmm-broadcast", rounded_once(lambda a, b: a @ b),
+     a=randn(2, 3, 5, 40, dtype="bfloat16"), b=randn(3, 40, 7, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/strided-views", rounded_once(lambda a, b: a[:, ::2] @ b[::3].t()),
+     a=randn(9, 20, dtype="bfloat16"), b=randn(18, 10, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/vector-and-0d-sizes", rounded_once(lambda v, a, e, z: (v @ a, a.t() @ v[:6], e @ a, z @ z.t())),
+     v=randn(6, dtype="bfloat16"), a=randn(6, 4, dtype="bfloat16"), e=randn(0, 6, dtype="bfloat16"),
+     z=randn(3, 0, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/large-values", lambda a, b: ((a * 1e18).float() @ (b * 1e18).float()).bfloat16(),
+     a=randn(4, 64, dtype="bfloat16"), b=randn(64, 4, dtype="bfloat16"), rtol=2.0 ** -7, atol=0)
+# float16: PyTorch 1.13 has no CPU float16 matmul ("addmm_impl_cpu_" not implemented for 'Half');
+# Kindling's (chapter 8 runs the same programs on CUDA, where PyTorch has one) is checked against
+# the float32 product of the float16 inputs rounded once: one float16 ulp is at most 2^-10.
+case("bf16-gemm/float16-rounded-once", rounded_once(lambda a, b: a @ b.t(), torch.float16),
+     a=randn(16, 300, dtype="float16"), b=randn(8, 300, dtype="float16"), rtol=2.0 ** -10, atol=1e-3)
+
+
+def autocast_linear_k784(x, w):
+    """Under autocast, SimpleNet's first layer (float32 x and w, K = 784): the dtype autocast
+    picks, with the values of the float32 product of the bfloat16-rounded inputs rounded once."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        dtype = F.linear(x, w).dtype
+    return (x.to(dtype).float() @ w.to(dtype).float().t()).to(dtype)
+
+
+case("bf16-gemm/autocast-linear-k784", autocast_linear_k784, x=randn(32, 784), w=randn(128, 784), **BF16_ULP)
+
+
 # ---- gradient accumulation: the loop with and without "/ accumulation_steps" ---------------------
 ACCUMULATION_STEPS, MICRO_BATCHES = 4, 8
 
