@@ -151,10 +151,10 @@ bool use_dnnl() {
 std::string bfloat16_gemm_backend() {
 #ifdef KINDLING_HAVE_DNNL
   if (use_dnnl()) return "oneDNN matmul (" + dnnl_implementation() + ")";
-  if (fallback_forced()) return "float32 GEMM of the widened operands (KINDLING_BF16_GEMM=fallback)";
-  return "float32 GEMM of the widened operands (oneDNN has no bfloat16 matmul for this CPU)";
+  if (fallback_forced()) return "float32 GEMM of widened operands (KINDLING_BF16_GEMM=fallback)";
+  return "float32 GEMM of widened operands (no bfloat16 matmul in oneDNN for this CPU)";
 #else
-  return "float32 GEMM of the widened operands (Kindling built without oneDNN)";
+  return "float32 GEMM of widened operands (Kindling built without oneDNN)";
 #endif
 }
 
