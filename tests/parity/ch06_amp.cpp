@@ -91,6 +91,25 @@ PARITY_CASE("autocast/other-ops-keep-bfloat16") {
     return parity::Outputs{h.relu(), h.sum(), h.mean(1), h.softmax(-1), h.log_softmax(-1), h.exp(), h.tanh()};
   });
 }
+PARITY_CASE("autocast/norm-and-pool-follow-bfloat16") {
+  return autocast([&] {
+    const Tensor h = in["h"], w = in["w"], b = in["b"];
+    const Tensor rm = in["rm"].clone(), rv = in["rv"].clone();
+    const Tensor train = F::batch_norm(h, rm, rv, w, b, true);
+    return parity::Outputs{train, rm, rv, F::batch_norm(h, rm, rv, w, b, false), F::layer_norm(h, {4, 4}),
+                           F::max_pool2d(h, 2), F::max_pool2d(h, 3, 1, 1), F::avg_pool2d(h, 2),
+                           F::adaptive_avg_pool2d(h, 1)};
+  });
+}
+PARITY_CASE("autocast/norm-and-pool-grad") {
+  return autocast([&] {
+    const Tensor h = in["h"];
+    return parity::Outputs{F::batch_norm(h, Tensor(), Tensor(), in["w"], in["b"], true), F::layer_norm(h, {4, 4}),
+                           F::max_pool2d(h, 2), F::avg_pool2d(h, 3, 1, 1), F::adaptive_avg_pool2d(h, 1)};
+  });
+}
+PARITY_CASE("autocast/half-pooling-refused") { return F::max_pool2d(in["h"], 2); }
+PARITY_CASE("autocast/layer-norm-float32-weight-refused") { return F::layer_norm(in["h"], {4}, in["w"]); }
 PARITY_CASE("autocast/float32-operand-promotes") {
   return autocast([&] { return in["x"].matmul(in["w"]) + in["b"]; });
 }

@@ -120,6 +120,39 @@ case("autocast/float16-input-cast-to-bfloat16", autocast(lambda a, b: a @ b), a=
      b=randn(4, 2, dtype="float16"), **LOOSE)
 
 
+def norm_and_pool(h, rm, rv, w, b):
+    """What a CNN runs after a bfloat16 convolution: PyTorch 1.13's CPU autocast lists none of these
+    ops, so each runs in its input's dtype (bfloat16), with float32 running statistics and affine
+    parameters for batch_norm, as a BatchNorm2d module under autocast has."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        rm, rv = rm.clone(), rv.clone()
+        train = F.batch_norm(h, rm, rv, w, b, training=True)
+        return (train, rm, rv, F.batch_norm(h, rm, rv, w, b, training=False), F.layer_norm(h, [4, 4]),
+                F.max_pool2d(h, 2), F.max_pool2d(h, 3, 1, 1), F.avg_pool2d(h, 2), F.adaptive_avg_pool2d(h, 1))
+
+
+# Kindling computes these in float32 and rounds once; this PyTorch build's bfloat16 layer_norm is
+# 0.003 away from that near zero (a tolerance of one bfloat16 ulp fails there), hence LOOSE.
+case("autocast/norm-and-pool-follow-bfloat16", norm_and_pool, h=randn(2, 4, 4, 4, dtype="bfloat16"),
+     rm=randn(4), rv=rand(4), w=randn(4), b=randn(4), **LOOSE)
+
+
+
+def norm_and_pool_grad(h, w, b):
+    """The same ops' backward: gradients in bfloat16 for the activations, float32 for the
+    parameters."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return (F.batch_norm(h, None, None, w, b, training=True), F.layer_norm(h, [4, 4]),
+                F.max_pool2d(h, 2), F.avg_pool2d(h, 3, 1, 1), F.adaptive_avg_pool2d(h, 1))
+
+
+case("autocast/norm-and-pool-grad", norm_and_pool_grad, h=randn(2, 4, 4, 4, dtype="bfloat16"), w=randn(4),
+     b=randn(4), grad=True, **LOOSE)
+case("autocast/half-pooling-refused", lambda h: F.max_pool2d(h, 2), h=randn(1, 1, 4, 4, dtype="float16"),
+     expect_error=True)
+case("autocast/layer-norm-float32-weight-refused", lambda h, w: F.layer_norm(h, [4], w),
+     h=randn(2, 4, dtype="bfloat16"), w=randn(4), expect_error=True)
+
 def nested(a, b):
     with torch.autocast("cpu", dtype=torch.bfloat16):
         inner_on = a @ b
