@@ -10,6 +10,7 @@
 #define KINDLING_CUDA_TOOLKIT_VERSION 0
 #endif
 #include <kindling/tensor.hpp>
+#include <kindling/tensor/autocast_mode.hpp>
 #include <kindling/version.hpp>
 
 #include <dlfcn.h>
@@ -140,6 +141,11 @@ int main() {
          std::to_string(openblas_get_num_threads()) +
              " (OPENBLAS_NUM_THREADS=" + env_or("OPENBLAS_NUM_THREADS", "unset") + ")");
   // [end]
+
+  // The kernel of the bfloat16 products (chapter 6, mixed precision): oneDNN
+  // where the CPU has bfloat16 instructions, else the float32 GEMM of the
+  // widened operands.
+  report("ok", "bf16 GEMM", kd::bfloat16_gemm_backend());
 
   // [snippet: cuda]
   // Like torch.cuda.is_available(): both "compiled with CUDA" and "a GPU is visible"

@@ -91,6 +91,25 @@ PARITY_CASE("autocast/other-ops-keep-bfloat16") {
     return parity::Outputs{h.relu(), h.sum(), h.mean(1), h.softmax(-1), h.log_softmax(-1), h.exp(), h.tanh()};
   });
 }
+PARITY_CASE("autocast/norm-and-pool-follow-bfloat16") {
+  return autocast([&] {
+    const Tensor h = in["h"], w = in["w"], b = in["b"];
+    const Tensor rm = in["rm"].clone(), rv = in["rv"].clone();
+    const Tensor train = F::batch_norm(h, rm, rv, w, b, true);
+    return parity::Outputs{train, rm, rv, F::batch_norm(h, rm, rv, w, b, false), F::layer_norm(h, {4, 4}),
+                           F::max_pool2d(h, 2), F::max_pool2d(h, 3, 1, 1), F::avg_pool2d(h, 2),
+                           F::adaptive_avg_pool2d(h, 1)};
+  });
+}
+PARITY_CASE("autocast/norm-and-pool-grad") {
+  return autocast([&] {
+    const Tensor h = in["h"];
+    return parity::Outputs{F::batch_norm(h, Tensor(), Tensor(), in["w"], in["b"], true), F::layer_norm(h, {4, 4}),
+                           F::max_pool2d(h, 2), F::avg_pool2d(h, 3, 1, 1), F::adaptive_avg_pool2d(h, 1)};
+  });
+}
+PARITY_CASE("autocast/half-pooling-refused") { return F::max_pool2d(in["h"], 2); }
+PARITY_CASE("autocast/layer-norm-float32-weight-refused") { return F::layer_norm(in["h"], {4}, in["w"]); }
 PARITY_CASE("autocast/float32-operand-promotes") {
   return autocast([&] { return in["x"].matmul(in["w"]) + in["b"]; });
 }
@@ -128,6 +147,28 @@ PARITY_CASE("autocast/mlp-step-grad") {
     loss = F::cross_entropy(logits, in["y"]);
   }
   return {loss, logits};
+}
+
+// ---- the 16-bit GEMM -------------------------------------------------------------------------------
+PARITY_CASE("bf16-gemm/x-wt-simplenet-fc1") { return in["x"].matmul(in["w"].t()); }
+PARITY_CASE("bf16-gemm/gt-x-weight-grad") { return in["g"].t().matmul(in["x"]); }
+PARITY_CASE("bf16-gemm/g-w-input-grad") { return in["g"].matmul(in["w"]); }
+PARITY_CASE("bf16-gemm/bmm-broadcast") { return in["a"].matmul(in["b"]); }
+PARITY_CASE("bf16-gemm/strided-views") {
+  using kd::indexing::Slice;
+  using kd::indexing::None;
+  const Tensor a = in["a"].index({Slice(), Slice(None, None, 2)}), b = in["b"].index({Slice(None, None, 3)});
+  return a.matmul(b.t());
+}
+PARITY_CASE("bf16-gemm/vector-and-0d-sizes") {
+  const Tensor v = in["v"], a = in["a"], e = in["e"], z = in["z"];
+  return {v.matmul(a), a.t().matmul(v.slice(0, 0, 6)), e.matmul(a), z.matmul(z.t())};
+}
+PARITY_CASE("bf16-gemm/large-values") { return (in["a"] * 1e18).matmul(in["b"] * 1e18); }
+PARITY_CASE("bf16-gemm/float16-rounded-once") { return in["a"].matmul(in["b"].t()); }
+PARITY_CASE("bf16-gemm/autocast-linear-k784") {
+  amp::AutocastGuard guard;
+  return F::linear(in["x"], in["w"]);
 }
 
 // ---- gradient accumulation -------------------------------------------------------------------------

@@ -120,6 +120,39 @@ case("autocast/float16-input-cast-to-bfloat16", autocast(lambda a, b: a @ b), a=
      b=randn(4, 2, dtype="float16"), **LOOSE)
 
 
+def norm_and_pool(h, rm, rv, w, b):
+    """What a CNN runs after a bfloat16 convolution: PyTorch 1.13's CPU autocast lists none of these
+    ops, so each runs in its input's dtype (bfloat16), with float32 running statistics and affine
+    parameters for batch_norm, as a BatchNorm2d module under autocast has."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        rm, rv = rm.clone(), rv.clone()
+        train = F.batch_norm(h, rm, rv, w, b, training=True)
+        return (train, rm, rv, F.batch_norm(h, rm, rv, w, b, training=False), F.layer_norm(h, [4, 4]),
+                F.max_pool2d(h, 2), F.max_pool2d(h, 3, 1, 1), F.avg_pool2d(h, 2), F.adaptive_avg_pool2d(h, 1))
+
+
+# Kindling computes these in float32 and rounds once; this PyTorch build's bfloat16 layer_norm is
+# 0.003 away from that near zero (a tolerance of one bfloat16 ulp fails there), hence LOOSE.
+case("autocast/norm-and-pool-follow-bfloat16", norm_and_pool, h=randn(2, 4, 4, 4, dtype="bfloat16"),
+     rm=randn(4), rv=rand(4), w=randn(4), b=randn(4), **LOOSE)
+
+
+
+def norm_and_pool_grad(h, w, b):
+    """The same ops' backward: gradients in bfloat16 for the activations, float32 for the
+    parameters."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return (F.batch_norm(h, None, None, w, b, training=True), F.layer_norm(h, [4, 4]),
+                F.max_pool2d(h, 2), F.avg_pool2d(h, 3, 1, 1), F.adaptive_avg_pool2d(h, 1))
+
+
+case("autocast/norm-and-pool-grad", norm_and_pool_grad, h=randn(2, 4, 4, 4, dtype="bfloat16"), w=randn(4),
+     b=randn(4), grad=True, **LOOSE)
+case("autocast/half-pooling-refused", lambda h: F.max_pool2d(h, 2), h=randn(1, 1, 4, 4, dtype="float16"),
+     expect_error=True)
+case("autocast/layer-norm-float32-weight-refused", lambda h, w: F.layer_norm(h, [4], w),
+     h=randn(2, 4, dtype="bfloat16"), w=randn(4), expect_error=True)
+
 def nested(a, b):
     with torch.autocast("cpu", dtype=torch.bfloat16):
         inner_on = a @ b
@@ -145,6 +178,59 @@ def mlp_step(x, w1, b1, w2, b2, y):
 
 case("autocast/mlp-step-grad", mlp_step, x=randn(8, 6), w1=randn(7, 6), b1=randn(7), w2=randn(3, 7),
      b2=randn(3), y=randint(0, 3, 8), grad=True, nograd=["x"], **LOOSE)
+
+
+# ---- the 16-bit GEMM: float32 accumulation, one rounding (lib/src/tensor/bf16_gemm.cpp) ------------
+# What torch's bfloat16 matmul computes where PyTorch 1.13 runs it on oneDNN (a CPU with AVX-512):
+# every product of two bfloat16 numbers is exact in float32, the sum runs in float32 and the result
+# is rounded to bfloat16 once. This build (BLAS_INFO=generic, no AVX-512 here) has a loop that rounds
+# each partial sum to bfloat16 instead -- at K = 784 it is off by up to 5.8 -- so the expected
+# values are torch's float32 product of the same bfloat16 inputs, rounded once by torch. Tolerance:
+# the two float32 sums add in different orders, which can move a result across a rounding boundary:
+# one bfloat16 ulp (at most 2^-7 of the value), plus an absolute 1e-4 for results that cancel to
+# near zero (the float32 sums differ by ~sqrt(K) * 2^-24 * sum |a b| there).
+BF16_ULP = dict(rtol=2.0 ** -7, atol=1e-4)
+
+
+def rounded_once(f, dtype=torch.bfloat16):
+    """f on float32 copies of the 16-bit inputs, rounded once to `dtype`."""
+    def g(*args):
+        out = f(*[a.float() for a in args])
+        return tuple(o.to(dtype) for o in out) if isinstance(out, tuple) else out.to(dtype)
+    return g
+
+
+case("bf16-gemm/x-wt-simplenet-fc1", rounded_once(lambda x, w: x @ w.t()),
+     x=randn(32, 784, dtype="bfloat16"), w=randn(128, 784, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/gt-x-weight-grad", rounded_once(lambda g, x: g.t() @ x),
+     g=randn(32, 128, dtype="bfloat16"), x=randn(32, 784, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/g-w-input-grad", rounded_once(lambda g, w: g @ w),
+     g=randn(32, 128, dtype="bfloat16"), w=randn(128, 784, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/bmm-broadcast", rounded_once(lambda a, b: a @ b),
+     a=randn(2, 3, 5, 40, dtype="bfloat16"), b=randn(3, 40, 7, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/strided-views", rounded_once(lambda a, b: a[:, ::2] @ b[::3].t()),
+     a=randn(9, 20, dtype="bfloat16"), b=randn(18, 10, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/vector-and-0d-sizes", rounded_once(lambda v, a, e, z: (v @ a, a.t() @ v[:6], e @ a, z @ z.t())),
+     v=randn(6, dtype="bfloat16"), a=randn(6, 4, dtype="bfloat16"), e=randn(0, 6, dtype="bfloat16"),
+     z=randn(3, 0, dtype="bfloat16"), **BF16_ULP)
+case("bf16-gemm/large-values", lambda a, b: ((a * 1e18).float() @ (b * 1e18).float()).bfloat16(),
+     a=randn(4, 64, dtype="bfloat16"), b=randn(64, 4, dtype="bfloat16"), rtol=2.0 ** -7, atol=0)
+# float16: PyTorch 1.13 has no CPU float16 matmul ("addmm_impl_cpu_" not implemented for 'Half');
+# Kindling's (chapter 8 runs the same programs on CUDA, where PyTorch has one) is checked against
+# the float32 product of the float16 inputs rounded once: one float16 ulp is at most 2^-10.
+case("bf16-gemm/float16-rounded-once", rounded_once(lambda a, b: a @ b.t(), torch.float16),
+     a=randn(16, 300, dtype="float16"), b=randn(8, 300, dtype="float16"), rtol=2.0 ** -10, atol=1e-3)
+
+
+def autocast_linear_k784(x, w):
+    """Under autocast, SimpleNet's first layer (float32 x and w, K = 784): the dtype autocast
+    picks, with the values of the float32 product of the bfloat16-rounded inputs rounded once."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        dtype = F.linear(x, w).dtype
+    return (x.to(dtype).float() @ w.to(dtype).float().t()).to(dtype)
+
+
+case("bf16-gemm/autocast-linear-k784", autocast_linear_k784, x=randn(32, 784), w=randn(128, 784), **BF16_ULP)
 
 
 # ---- gradient accumulation: the loop with and without "/ accumulation_steps" ---------------------

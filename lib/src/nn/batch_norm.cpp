@@ -103,6 +103,19 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                                  {"weight", &weight}, {"bias", &bias}});
   kindling::detail::check_cpu(input, op);
   detail::check_floating(op, "input", input);
+  if (detail::computes_in_float32(input)) {
+    // bfloat16 activations with float32 parameters and running statistics (a BatchNorm2d under
+    // autocast) or bfloat16 ones: PyTorch accepts both, computes in float32, rounds once.
+    for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"weight", &weight}, {"bias", &bias}}) {
+      if (t->defined() && t->dtype() != kFloat32 && t->dtype() != input.dtype()) {
+        throw DTypeError(std::string(op) + ": a bfloat16 input takes a float32 or bfloat16 " + name + ", but got " +
+                         dtype_name(t->dtype()) + ". Hint: convert it with .to(kd::kFloat32).");
+      }
+    }
+    return batch_norm(detail::widened(input), running_mean, running_var, detail::widened(weight),
+                      detail::widened(bias), training, momentum, eps)
+        .to(input.dtype());
+  }
   detail::check_same_dtype(op, {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
   if (input.dim() < 2) {
     throw ShapeError(std::string(op) + ": expected an input with at least 2 dims [N, C, *] but got " +

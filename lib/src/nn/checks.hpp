@@ -57,4 +57,12 @@ inline void check_same_dtype(const char* op, std::initializer_list<NamedTensor> 
   }
 }
 
+/// bfloat16 inputs of the normalisation and pooling kernels (PyTorch 1.13's CPU kernels take bfloat16
+/// there, not float16). Those kernels compute in float32 and round the result to bfloat16 once;
+/// Kindling does the same a tensor at a time: widen (exactly), run the float32 kernel, round. The
+/// casts are recorded, so gradients flow back in bfloat16 to the input and in float32 to float32
+/// parameters (a BatchNorm2d under autocast).
+inline bool computes_in_float32(const Tensor& input) { return input.defined() && input.dtype() == kBFloat16; }
+inline Tensor widened(const Tensor& t) { return t.defined() && t.dtype() == kBFloat16 ? t.to(kFloat32) : t; }
+
 }  // namespace kindling::nn::detail

@@ -77,6 +77,10 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   kindling::detail::check_cpu(input, op);
   detail::check_floating(op, "input", input);
   detail::check_same_dtype(op, {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  if (detail::computes_in_float32(input)) {  // float32 statistics, the result rounded once
+    return layer_norm(detail::widened(input), normalized_shape, detail::widened(weight), detail::widened(bias), eps)
+        .to(input.dtype());
+  }
   const std::size_t k = normalized_shape.size();
   bool ok = k >= 1 && static_cast<std::size_t>(input.dim()) >= k;
   for (std::size_t i = 0; ok && i < k; ++i) ok = input.shape()[input.shape().size() - k + i] == normalized_shape[i];

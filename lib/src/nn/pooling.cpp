@@ -293,6 +293,8 @@ template <class F> Tensor with_batch(const Tensor& x, F f) {
 
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, IntPair stride, IntPair padding, IntPair dilation,
                   bool ceil_mode) {
+  if (detail::computes_in_float32(input))  // the max of bfloat16 values is one of them: exact either way
+    return max_pool2d(detail::widened(input), kernel_size, stride, padding, dilation, ceil_mode).to(input.dtype());
   return with_batch(input, [&](const Tensor& x4) {
     const PoolGeom g = make_geom("max_pool2d", x4, kernel_size, stride, padding, dilation, ceil_mode);
     return MaxPool2d::apply(x4, g);
@@ -301,6 +303,10 @@ Tensor max_pool2d(const Tensor& input, IntPair kernel_size, IntPair stride, IntP
 
 Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, IntPair stride, IntPair padding, bool ceil_mode,
                   bool count_include_pad) {
+  if (detail::computes_in_float32(input)) {  // a float32 mean, rounded once
+    return avg_pool2d(detail::widened(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
+        .to(input.dtype());
+  }
   return with_batch(input, [&](const Tensor& x4) {
     PoolGeom g = make_geom("avg_pool2d", x4, kernel_size, stride, padding, 1, ceil_mode);
     g.count_include_pad = count_include_pad;
@@ -309,6 +315,8 @@ Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, IntPair stride, IntP
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size) {
+  if (detail::computes_in_float32(input))
+    return adaptive_avg_pool2d(detail::widened(input), output_size).to(input.dtype());
   return with_batch(input, [&](const Tensor& x4) {
     if (x4.dim() != 4)
       throw ShapeError("adaptive_avg_pool2d: expected a 3-D or 4-D input but got " + shape_str(x4.shape()));

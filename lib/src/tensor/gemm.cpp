@@ -123,6 +123,16 @@ int get_num_threads() { return configured(); }
 
 namespace detail {
 
+int gemm_threads(double macs, bool for_openmp) {
+  const int threads = threads_for(macs);
+#ifdef KINDLING_HAVE_DNNL
+  if (for_openmp && omp_get_max_threads() != threads) omp_set_num_threads(threads);
+#else
+  (void)for_openmp;
+#endif
+  return threads;
+}
+
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
           std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
   run(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_sgemm);

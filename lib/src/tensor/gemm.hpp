@@ -5,6 +5,9 @@
 // Which library runs it is chosen per shape by measurement (gemm.cpp); the threads follow
 // kindling/tensor/threads.hpp.
 #include <cstdint>
+#include <string>
+
+#include "kindling/tensor/half.hpp"
 
 namespace kindling::detail {
 
@@ -12,5 +15,18 @@ void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64
           std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc);
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a,
           std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc);
+
+/// The 16-bit products (bf16_gemm.cpp): C[M, N] = op(A) · op(B) with 16-bit A, B and C and
+/// float32 accumulation, each element rounded once (to nearest, ties to even) at the end.
+/// bfloat16 runs on oneDNN where this CPU has bfloat16 instructions; every other case (float16,
+/// a CPU without them) widens the operands to float32 -- exactly -- and runs the float32 GEMM.
+void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const BFloat16* a,
+          std::int64_t lda, const BFloat16* b, std::int64_t ldb, BFloat16* c, std::int64_t ldc);
+void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const Half* a,
+          std::int64_t lda, const Half* b, std::int64_t ldb, Half* c, std::int64_t ldc);
+
+/// The threads one product of `macs` multiply-adds gets (gemm.cpp's policy), already applied to
+/// OpenMP's count for the calling thread when `for_openmp`.
+int gemm_threads(double macs, bool for_openmp);
 
 }  // namespace kindling::detail

@@ -59,6 +59,11 @@ template <class T> void gemm(const Mat& A, const Mat& B, T* C) {
     const BlasLayout la = blas_layout(M, K, A.rs, A.cs), lb = blas_layout(K, N, B.rs, B.cs);
     // gemm.cpp picks the library (oneDNN or OpenBLAS) and the threads for this shape.
     detail::gemm(la.trans, lb.trans, M, N, K, T(1), a, la.ld, b, lb.ld, T(0), C, N);
+  } else if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) {
+    // 16-bit operands: float32 accumulation, one rounding per element -- what PyTorch's CPU
+    // bfloat16 GEMM computes (bf16_gemm.cpp: oneDNN where the CPU has bfloat16 instructions).
+    const BlasLayout la = blas_layout(M, K, A.rs, A.cs), lb = blas_layout(K, N, B.rs, B.cs);
+    detail::gemm(la.trans, lb.trans, M, N, K, a, la.ld, b, lb.ld, C, N);
   } else {
     // Integer matmul (BLAS has none): the textbook i-k-j loop, reading any strides.
     std::fill(C, C + M * N, T(0));
@@ -97,10 +102,6 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 /// values only; the public functions below record the product for autograd under PyTorch's names.
 Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
   check_operands(a_in, b_in, op);
-  // float16/bfloat16: widened (exactly) to float32, multiplied with float32 accumulation, rounded
-  // once -- what PyTorch's CPU bfloat16 GEMM computes.
-  if (is_reduced_floating_point(a_in.dtype()))
-    return cast(product(cast(a_in, kFloat32), cast(b_in, kFloat32), op), a_in.dtype());
   Tensor a = a_in, b = b_in;
   const bool a1 = a.dim() == 1, b1 = b.dim() == 1;
   if (a1 && b1 && a.size(0) != b.size(0)) {
@@ -168,7 +169,8 @@ Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
     fold = fold && (!blas || blas_layout(nbatch * M, K, fold_rs, astr.end()[-1]).ok);
   }
 
-  dispatch(a.dtype(), op, [&](auto tag) {
+  // dispatch_all: the 16-bit floats too (their own GEMM, bf16_gemm.cpp).
+  dispatch_all(a.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {
       T* c = out.data_ptr<T>();

@@ -12,6 +12,10 @@ namespace kindling {
 bool is_autocast_enabled();
 /// torch.get_autocast_cpu_dtype(): the dtype of the lower-precision ops (bfloat16 by default).
 DType get_autocast_dtype();
+/// Which kernel multiplies bfloat16 matrices on this machine: oneDNN's matmul where the CPU has
+/// bfloat16 instructions (AVX512_BF16, AMX), else the float32 GEMM of the widened operands. Both
+/// accumulate in float32 and round once; only the speed differs.
+std::string bfloat16_gemm_backend();
 
 namespace detail {
 
