@@ -92,26 +92,3 @@ def main(prepare, check) -> int:
         return 2
     os.makedirs(sys.argv[2], exist_ok=True)
     return prepare(sys.argv[2]) or 0 if sys.argv[1] == "prepare" else check(sys.argv[2])
-
-
-def prepare_fashion_mnist(in_dir: str) -> None:
-    """What a Fashion-MNIST milestone may read: the training set and the test images; the test labels
-    file it gets holds zeros (the answers stay with the checker)."""
-    import shutil
-    for name in ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz"):
-        shutil.copyfile(os.path.join(FASHION_MNIST, name), os.path.join(in_dir, name))
-    labels = idx("t10k-labels-idx1-ubyte.gz")
-    header = b"\x00\x00\x08\x01" + len(labels).to_bytes(4, "big")
-    with gzip.open(os.path.join(in_dir, "t10k-labels-idx1-ubyte.gz"), "wb") as f:
-        f.write(header + bytes(len(labels)))
-
-
-def check_test_accuracy(out_dir: str, chapter: str, what: str, goal: float) -> int:
-    """The verdict on OUT_DIR/predictions.npy ([10000] int64): its accuracy on the test labels >= goal."""
-    labels = idx("t10k-labels-idx1-ubyte.gz").astype("int64")
-    try:
-        pred = load_output(out_dir, "predictions.npy", shape=labels.shape, dtype="int64")
-    except ValueError as e:
-        return verdict(out_dir, chapter, what, "none", f">= {goal:.0%}", False, str(e))
-    acc = float((pred == labels).mean())
-    return verdict(out_dir, chapter, what, f"{acc:.2%}", f">= {goal:.0%}", acc >= goal)

@@ -18,4 +18,4 @@ def check(out_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(ms.main(ms.prepare_fashion_mnist, check))
+    sys.exit(ms.main(ms.prepare_fashion_mnist_hidden_labels, check))
