@@ -35,7 +35,7 @@ TEST_CASE("loader_profiler: waiting covers get(), compute covers the step") {
   CHECK(two.batches == 2);
 }
 
-TEST_CASE("loader_profiler: per worker, the time inside get() and the idle rest") {
+TEST_CASE("loader_profiler: per worker, the time inside get() and the idle rest", "[threads]") {
   auto timer = std::make_shared<kd::debug::GetTimer>();
   kd::debug::TimedDataset<SlowDataset> ds(SlowDataset{}, timer);
   SECTION("two workers share the 12 samples; each one's get() time covers its sleeps") {
