@@ -29,7 +29,7 @@ endif
 GRADE = $(PYTHON) scripts/grade.py --build $(LEARNER_BUILD) $(foreach a,$(LEARNER_ARGS),--cmake-arg=$(a)) \
         --jobs $(JOBS) --out $(LEARNER_BUILD)/grade
 
-.PHONY: all deps configure build run test test-slow grade milestone hint book handout bench sanitize tsan \
+.PHONY: all deps configure build run test test-slow grade milestone hint book book-html handout bench sanitize tsan \
         fuzz ci-extra clang-configure clean exercises help
 
 all: build
@@ -98,6 +98,12 @@ hint:
 book: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target kindling_book_programs
 	@bash scripts/build-book.sh $(BUILD)
+
+## book-html: the same, without the one-page book (the edit loop: an edit to a chapter's prose
+## rebuilds in seconds; the one-page build alone re-renders every chapter).
+book-html: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target kindling_book_programs
+	@bash scripts/build-book.sh $(BUILD) --no-single
 
 ## handout: a student tree without solutions/ and hidden tests (DEST=folder; REFERENCE=01,02 also ships
 ## those chapters' reference answers)
