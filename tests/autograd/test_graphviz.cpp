@@ -111,3 +111,19 @@ TEST_CASE("register_prehook: refuses an output the node does not have, and an em
   CHECK(kd::allclose(x.grad(), kd::zeros({3})));
   handle.remove();
 }
+
+TEST_CASE("GradientFlow: a tensor hook registered on a leaf afterwards does not push the flow's hook out") {
+  kd::Tensor w = kd::tensor({1.0, -2.0}, {.requires_grad = true});
+  kd::Tensor loss = (w * 3.0).sum();
+  kd::autograd::GradientFlow flow(loss);  // hooks every node, w's AccumulateGrad included
+  int calls = 0;
+  w.register_hook([&calls](const kd::Tensor&) {
+    ++calls;
+    return kd::Tensor();
+  });
+  loss.backward();
+  CHECK(calls == 1);
+  const std::string dot = flow.to_dot({{"w", w}});
+  CHECK_THAT(dot, Contains("w.grad += [3, 3]"));
+  CHECK_THAT(dot, !Contains("not run"));
+}

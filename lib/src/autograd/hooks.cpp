@@ -89,8 +89,11 @@ autograd::RemovableHandle Tensor::register_hook(std::function<Tensor(const Tenso
   }
   // A leaf: the hooks live in its meta and reach whichever AccumulateGrad it has now or later.
   if (!meta->leaf_hooks) {
-    meta->leaf_hooks = std::make_shared<autograd::NodeHooks>();
-    if (auto acc = meta->grad_accumulator.lock()) acc->set_hooks(meta->leaf_hooks);
+    // The leaf's AccumulateGrad may already carry hooks of its own (register_prehook, an anomaly
+    // trace): the leaf adopts them rather than replacing them.
+    auto acc = meta->grad_accumulator.lock();
+    meta->leaf_hooks = acc && acc->shared_hooks() ? acc->shared_hooks() : std::make_shared<autograd::NodeHooks>();
+    if (acc) acc->set_hooks(meta->leaf_hooks);
   }
   return autograd::add_pre_hook(meta->leaf_hooks, 0, std::move(hook));
 }
