@@ -2,7 +2,10 @@
 //   Kindling `a + b` (allocates its result, like PyTorch) vs a plain C++ loop into a ready buffer
 //   (target ratio >= 0.9), and vs PyTorch 1.13's `a + b` timed in the same run by a child process.
 // These ops are memory-bound (3 x 16 MB streamed per call): the benchmark shows what the strided
-// loop machinery, dtype dispatch and the allocation cost on top of the bare loop.
+// loop machinery, dtype dispatch and the allocation cost on top of the bare loop. The bandwidth
+// limit is measured in the same run, as STREAM does: its triad c = a + s * b (three 16 MB streams,
+// like add and mul) and its copy c = a (two, like relu), counted as STREAM counts bytes; the
+// "vs memory bandwidth" lines are the share of that limit each op reaches (1.0 = at the limit).
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -53,16 +56,27 @@ int main(int argc, char** argv) {
   std::vector<float> out(kN);
   float* __restrict po = out.data();
 
+  // STREAM's kernels, into the same ready buffer (the scalar is opaque so nothing folds it away).
+  volatile float scalar_source = 3.0f;
+  const float s = scalar_source;
+  const std::function<void()> triad = [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] + s * pb[i]; };
+  const std::function<void()> copy = [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i]; };
+
   struct Op {
     const char* name;
     std::function<kd::Tensor()> kindling;
     std::function<void()> loop;
+    int streams;                         // 16 MB arrays read or written per call
+    const std::function<void()>* limit;  // the STREAM kernel with as many streams
+    const char* limit_name;
   };
   const Op ops[] = {
-      {"add", [&] { return a + b; }, [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] + pb[i]; }},
-      {"mul", [&] { return a * b; }, [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] * pb[i]; }},
+      {"add", [&] { return a + b; }, [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] + pb[i]; }, 3, &triad,
+       "triad"},
+      {"mul", [&] { return a * b; }, [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] * pb[i]; }, 3, &triad,
+       "triad"},
       {"relu", [&] { return a.relu(); },
-       [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] > 0.0f ? pa[i] : 0.0f; }},
+       [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] > 0.0f ? pa[i] : 0.0f; }, 2, &copy, "copy"},
   };
 
   bench::PeerProcess torch;
@@ -97,6 +111,19 @@ int main(int argc, char** argv) {
     const auto vs_loop = bench::interleave_local(k, l, reps);
     bench::report_paired("P3", std::string(op.name) + " 4M float32 vs plain loop", per_call(*vs_loop), "kindling",
                          "loop");
+    auto stream = [&] {
+      for (int i = 0; i < iters; ++i) {
+        (*op.limit)();
+        asm volatile("" : : "r"(po) : "memory");
+      }
+    };
+    const bench::Paired vs_bw = per_call(*bench::interleave_local(k, stream, reps));
+    const double gb = op.streams * static_cast<double>(kN) * sizeof(float) / 1e9;
+    std::printf("BENCH P3 %s 4M float32 vs memory bandwidth (STREAM %s): ratio=%.3f (kindling %.1f GB/s vs %s "
+                "%.1f GB/s) spread=[%.3f..%.3f]\n",
+                op.name, op.limit_name, vs_bw.ratio, gb / vs_bw.kindling_s, op.limit_name, gb / vs_bw.peer_s,
+                vs_bw.lo, vs_bw.hi);
+    std::fflush(stdout);
     if (!have_torch) {
       std::printf("BENCH P3 %s 4M float32 vs pytorch: skipped (no timing from /usr/bin/python3 with torch)\n",
                   op.name);

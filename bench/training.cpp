@@ -1,17 +1,28 @@
 // P1: the seed's SimpleNet (784-128-10, ReLU), Adam lr 1e-3, CrossEntropyLoss, batches of 32 taken in
 // order from Fashion-MNIST in memory, 1 thread: training steps per second of Kindling vs LibTorch 1.13
 // (bench/peers/p1_libtorch.cpp) and PyTorch 1.13 (bench/peers/p1_pytorch.py), on identical work in the
-// same run, plus the peak resident memory of the Kindling process vs the LibTorch one.
+// same run; the same with both cores, each framework at its best thread count; and the peak resident
+// memory of Kindling vs LibTorch (M1).
 //
 // Every side does a warm-up, then repetitions of `steps` steps of zero_grad -> forward -> loss ->
 // backward -> step -> loss.item(), interleaved with the peer's (peer_process.hpp): CPU time, the median
-// of the paired ratios, the same count on both sides.
-#include <sys/resource.h>
+// of the paired ratios, the same count on both sides (wall-clock time for the two-core line, where CPU
+// time would count the second core's work against the framework that uses it).
+//
+// M1 runs each framework again in a fresh process (this program with --m1-child, the LibTorch peer
+// with P1_DATA=u8) that holds the images as uint8, as a Dataset does, and converts each batch to
+// float as it is taken: the same data, loaded the same way, so the peaks compare the frameworks.
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <kindling/train.hpp>
+#include <map>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "bench_util.hpp"
 
@@ -46,15 +57,92 @@ bool exists(const std::string& path) {
   return !path.empty() && stat(path.c_str(), &st) == 0;
 }
 
+// The peak resident set of this process's memory (VmHWM), in kB. Not getrusage's ru_maxrss: that
+// survives fork and execve, so a child started by a 200 MB parent would report the parent's peak.
 long self_peak_rss_kb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  long kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb;
 }
+
+/// SimpleNet's training loop over batches of 32 taken in order; `batch(b)` gives batch b's inputs.
+template <class Batch>
+struct Trainer {
+  Batch batch;
+  kd::Tensor Y;  // [n] int64 labels
+  std::int64_t batches;
+  SimpleNet model;
+  kd::optim::Adam optimizer{model.parameters(), {.lr = 1e-3}};
+  kd::nn::CrossEntropyLoss criterion;
+  std::int64_t cursor = 0;
+  double last = 0;
+
+  Trainer(Batch b, kd::Tensor labels) : batch(std::move(b)), Y(std::move(labels)), batches(Y.size(0) / 32) {}
+  void run(int count) {
+    for (int s = 0; s < count; ++s, ++cursor) {
+      const std::int64_t b = cursor % batches;
+      const kd::Tensor inputs = batch(b);
+      const kd::Tensor targets = Y.slice(0, b * 32, (b + 1) * 32);
+      optimizer.zero_grad();
+      kd::Tensor loss = criterion(model(inputs), targets);
+      loss.backward();
+      optimizer.step();
+      last = loss.item<double>();
+    }
+  }
+};
+
+/// M1's Kindling side, in a fresh process, talking the peer protocol (peer_process.hpp): the
+/// images stay uint8 [60000, 28, 28] inside the dataset; each batch is converted when it is taken.
+int m1_child(int steps, int warmup) {
+  bench::single_thread();
+  const long lib_rss = self_peak_rss_kb();
+  kd::manual_seed(0);
+  kd::data::FashionMNIST train(kd::data::Split::Train);
+  const kd::Tensor images = train.data();  // uint8, shared with the dataset (no copy)
+  const long data_rss = self_peak_rss_kb();
+  auto batch = [&](std::int64_t b) {
+    kd::Tensor x = images.slice(0, b * 32, (b + 1) * 32).to(kd::kFloat32).view({-1, 784});
+    x.div_(255.0);
+    return x;
+  };
+  Trainer<decltype(batch)> t(batch, train.targets());
+  t.run(warmup);
+  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld\n", data_rss, lib_rss);
+  std::fflush(stdout);
+  char line[64];
+  while (std::fgets(line, sizeof line, stdin) && std::string(line) == "run\n") {
+    const double c0 = bench::cpu_seconds(), w0 = bench::wall_seconds();
+    t.run(steps);
+    std::printf("cpu=%.9g wall=%.9g loss=%.9g rss_kb=%ld\n", bench::cpu_seconds() - c0, bench::wall_seconds() - w0,
+                t.last, self_peak_rss_kb());
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+/// Sets an environment variable for the child processes started while this object lives.
+struct ScopedEnv {
+  std::string name, old;
+  bool had;
+  ScopedEnv(const char* n, const std::string& value) : name(n) {
+    const char* v = std::getenv(n);
+    had = v != nullptr;
+    if (had) old = v;
+    setenv(n, value.c_str(), 1);
+  }
+  ~ScopedEnv() { had ? setenv(name.c_str(), old.c_str(), 1) : unsetenv(name.c_str()); }
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--m1-child") return m1_child(std::atoi(argv[2]), std::atoi(argv[3]));
   const bench::Options opt = bench::parse(argc, argv);
   bench::single_thread();
   const int steps = opt.quick ? 20 : 300, warmup = opt.quick ? 20 : 150, reps = opt.quick ? 3 : 21;
@@ -64,26 +152,10 @@ int main(int argc, char** argv) {
   kd::data::FashionMNIST train(kd::data::Split::Train);
   kd::Tensor X = train.data().to(kd::kFloat32).view({-1, 784});
   X.div_(255.0);  // in place: no second 188 MB copy at the peak
-  const kd::Tensor Y = train.targets();
   const long data_rss = self_peak_rss_kb();
-  const std::int64_t batch = 32, batches = X.size(0) / batch;
-  SimpleNet model;
-  kd::optim::Adam optimizer(model.parameters(), {.lr = 1e-3});
-  kd::nn::CrossEntropyLoss criterion;
-  std::int64_t cursor = 0;
-  double last = 0;
-  auto run = [&](int count) {
-    for (int s = 0; s < count; ++s, ++cursor) {
-      const std::int64_t b = cursor % batches;
-      const kd::Tensor inputs = X.slice(0, b * batch, (b + 1) * batch);
-      const kd::Tensor targets = Y.slice(0, b * batch, (b + 1) * batch);
-      optimizer.zero_grad();
-      kd::Tensor loss = criterion(model(inputs), targets);
-      loss.backward();
-      optimizer.step();
-      last = loss.item<double>();
-    }
-  };
+  auto batch = [&X](std::int64_t b) { return X.slice(0, b * 32, (b + 1) * 32); };
+  Trainer<decltype(batch)> trainer(batch, train.targets());
+  auto run = [&](int count) { trainer.run(count); };
   run(warmup);  // like the peers
 
   const std::string libtorch = KINDLING_P1_PEER;
@@ -97,56 +169,115 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "training: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  libtorch.empty() ? "LibTorch was not found at configure time" : libtorch.c_str());
   }
-  const int total = warmup + steps * (reps + 1);
   bool agree = true;
   // The peers start from other initial weights (another generator) on the same batches: after the same
   // number of steps the losses agree loosely.
-  auto check = [&](const char* name, const bench::PeerRep& rep) {
+  auto check = [&](const char* name, double ours, const bench::PeerRep& rep) {
     const double theirs = std::stod(rep.extra.at("loss"));
-    if (!std::isfinite(last) || std::abs(last - theirs) > 0.75) {
-      std::fprintf(stderr, "training: after %d steps Kindling's loss is %.4f, %s's %.4f\n", total, last, name,
-                   theirs);
+    if (!std::isfinite(ours) || std::abs(ours - theirs) > 0.75) {
+      std::fprintf(stderr, "training: after the same steps Kindling's loss is %.4f, %s's %.4f\n", ours, name, theirs);
       agree = false;
     }
   };
   long lt_rss = 0, lt_data_rss = 0;
-  auto timed = [&](bench::PeerProcess& peer, const char* name, long* rss) {
+  auto timed = [&](auto&& kindling, bench::PeerProcess& peer, const char* name, long* rss, int count) {
     bench::PeerRep final_rep;
     auto paired = bench::interleave_with(
-        [&] { run(steps); },
+        kindling,
         [&] {
           auto rep = peer.run();
           if (rep) final_rep = *rep;
           return rep;
         },
-        reps);
+        count);
     if (paired) {
-      check(name, final_rep);
+      check(name, trainer.last, final_rep);
       if (rss) *rss = std::stol(final_rep.extra.at("rss_kb"));
     }
     return paired;
   };
   if (have_libtorch) {
     std::sscanf(lt.ready_line().c_str(), "ready data_rss_kb=%ld", &lt_data_rss);
-    const auto p = timed(lt, "LibTorch", &lt_rss);
+    const auto p = timed([&] { run(steps); }, lt, "LibTorch", &lt_rss, reps);
     if (!p) return 1;
     bench::report_rate("P1", "SimpleNet train steps/s (1 thread)", *p, steps, "steps/s", "kindling", "libtorch");
   }
   if (have_python) {
-    const auto p = timed(py, "PyTorch", nullptr);
+    const auto p = timed([&] { run(steps); }, py, "PyTorch", nullptr, reps);
     if (!p) return 1;
     bench::report_rate("P1", "SimpleNet train steps/s vs PyTorch (1 thread)", *p, steps, "steps/s", "kindling",
                        "pytorch-1.13");
   }
-  // M1: peak resident memory. Both sides hold the same data (the float images, after reading the
-  // uint8 file), so each prints its data-only baseline too; the ratio compares the peaks of the
-  // whole process (libraries, data, model, training), the peer's over Kindling's.
-  const long rss = self_peak_rss_kb();
+  lt.stop();
+  py.stop();
+
+  // P1 on both cores: each framework at its best thread count (1 or 2, chosen by a short wall-clock
+  // trial), then the same interleaved comparison in wall-clock time.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (have_libtorch && cores >= 2) {
+    int best_kd = 1, best_lt = 1;
+    double best_kd_s = 1e300, best_lt_s = 1e300;
+    std::map<int, std::unique_ptr<bench::PeerProcess>> peers;
+    for (int t : {1, 2}) {
+      kd::set_num_threads(t);
+      const double w0 = bench::wall_seconds();
+      for (int r = 0; r < 3; ++r) run(steps);
+      if (const double s = bench::wall_seconds() - w0; s < best_kd_s) best_kd_s = s, best_kd = t;
+      ScopedEnv threads("P1_THREADS", std::to_string(t)), omp("OMP_NUM_THREADS", std::to_string(t));
+      auto peer = std::make_unique<bench::PeerProcess>();
+      if (!peer->start({libtorch, args[0], args[1]})) return 1;
+      double s = 0;
+      for (int r = 0; r < 3; ++r) {
+        const auto rep = peer->run();
+        if (!rep) return 1;
+        s += rep->wall_s;
+      }
+      if (s < best_lt_s) best_lt_s = s, best_lt = t;
+      peers[t] = std::move(peer);
+    }
+    kd::set_num_threads(best_kd);
+    const auto p = timed([&] { run(steps); }, *peers[best_lt], "LibTorch", nullptr, opt.quick ? 3 : 11);
+    if (!p) return 1;
+    std::printf("BENCH P1 SimpleNet train steps/s (%d cores, each at its best thread count): ratio=%.3f "
+                "(kindling %.0f steps/s on %d thread%s vs libtorch %.0f steps/s on %d thread%s) spread=[%.3f..%.3f]\n",
+                cores, p->wall_ratio, steps / p->kindling_wall_s, best_kd, best_kd == 1 ? "" : "s",
+                steps / p->peer_wall_s, best_lt, best_lt == 1 ? "" : "s", p->wall_lo, p->wall_hi);
+    std::fflush(stdout);
+    kd::set_num_threads(1);
+  }
+
+  // M1: peak resident memory, each framework in a fresh process holding the uint8 images and
+  // converting each batch as it is taken (see the top of this file): the peer's peak over Kindling's.
   if (have_libtorch) {
-    std::printf("BENCH M1 peak RSS SimpleNet training: ratio=%.3f (kindling %.0f MB vs libtorch %.0f MB; "
-                "data-only baselines %.0f MB vs %.0f MB; training adds %.1f MB vs %.1f MB)\n",
-                static_cast<double>(lt_rss) / static_cast<double>(rss), rss / 1024.0, lt_rss / 1024.0,
-                data_rss / 1024.0, lt_data_rss / 1024.0, (rss - data_rss) / 1024.0, (lt_rss - lt_data_rss) / 1024.0);
+    bench::PeerProcess kd_m1, lt_m1;
+    const std::string self = std::string("/proc/self/exe");
+    char exe[4096] = {};
+    const ssize_t len = readlink(self.c_str(), exe, sizeof exe - 1);
+    if (len <= 0) return 1;
+    ScopedEnv data_mode("P1_DATA", "u8");
+    if (!kd_m1.start({exe, "--m1-child", args[0], args[1]}) || !lt_m1.start({libtorch, args[0], args[1]})) return 1;
+    long kd_data = 0, kd_lib = 0, lt_data = 0, lt_lib = 0;
+    std::sscanf(kd_m1.ready_line().c_str(), "ready data_rss_kb=%ld lib_rss_kb=%ld", &kd_data, &kd_lib);
+    std::sscanf(lt_m1.ready_line().c_str(), "ready data_rss_kb=%ld lib_rss_kb=%ld", &lt_data, &lt_lib);
+    bench::PeerRep kd_rep, lt_rep;
+    for (int r = 0; r < (opt.quick ? 1 : 3); ++r) {
+      const auto a = kd_m1.run();
+      const auto b = lt_m1.run();
+      if (!a || !b) return 1;
+      kd_rep = *a, lt_rep = *b;
+    }
+    check("LibTorch (M1)", std::stod(kd_rep.extra.at("loss")), lt_rep);
+    const double kd_peak = std::stod(kd_rep.extra.at("rss_kb")), lt_peak = std::stod(lt_rep.extra.at("rss_kb"));
+    std::printf("BENCH M1 peak RSS SimpleNet training (uint8 images, batches converted as taken): ratio=%.3f "
+                "(kindling %.1f MB vs libtorch %.1f MB; before the data %.1f vs %.1f MB; with the data %.1f vs "
+                "%.1f MB)\n",
+                lt_peak / kd_peak, kd_peak / 1024.0, lt_peak / 1024.0, kd_lib / 1024.0, lt_lib / 1024.0,
+                kd_data / 1024.0, lt_data / 1024.0);
+    // The same peaks in the P1 processes above, which hold every image as float (188 MB) on both sides.
+    const long rss = self_peak_rss_kb();
+    std::printf("  (P1's processes, all images as float in memory: kindling %.0f MB vs libtorch %.0f MB, of "
+                "which data %.0f MB vs %.0f MB)\n",
+                rss / 1024.0, lt_rss / 1024.0, data_rss / 1024.0, lt_data_rss / 1024.0);
   }
   std::fflush(stdout);
   if (!agree) return 1;

@@ -32,6 +32,17 @@ inline std::vector<std::uint8_t> read_gz(const std::string& path, std::size_t he
   return out;
 }
 
+/// Images as the file stores them (uint8, row-major [n, 784], as a Dataset holds them); labels as int64.
+inline void load_fashion_mnist_u8(const std::string& dir, std::vector<std::uint8_t>& images,
+                                  std::vector<std::int64_t>& labels, std::int64_t& n) {
+  images = read_gz(dir + "/train-images-idx3-ubyte.gz", 16, 784);
+  images.erase(images.begin(), images.begin() + 16);  // in place: no second copy
+  auto lab = read_gz(dir + "/train-labels-idx1-ubyte.gz", 8, 1);
+  n = static_cast<std::int64_t>(images.size() / 784);
+  labels.resize(n);
+  for (std::int64_t i = 0; i < n; ++i) labels[i] = lab[8 + i];
+}
+
 /// Images as floats in [0, 1], row-major [n, 784]; labels as int64.
 inline void load_fashion_mnist(const std::string& dir, std::vector<float>& images, std::vector<std::int64_t>& labels,
                                std::int64_t& n) {

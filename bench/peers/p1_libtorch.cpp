@@ -1,11 +1,13 @@
 // P1 peer: the seed's SimpleNet training step in LibTorch 1.13 (1 thread), on Fashion-MNIST batches
 // of 32 taken in order from memory, in the interleaving protocol of bench/peer_process.hpp:
 //   usage: bench_peer_p1_simplenet <steps per repetition> <warm-up steps> [fashion-mnist dir]
-//   stdout: "ready data_rss_kb=<peak RSS with the data loaded, before the model>", then per "run":
-//           "cpu=<s> wall=<s> loss=<last loss> rss_kb=<peak RSS so far>"
-#include <sys/resource.h>
+//   stdout: "ready data_rss_kb=<peak RSS with the data loaded, before the model> lib_rss_kb=<peak RSS
+//           before the data>", then per "run": "cpu=<s> wall=<s> loss=<last loss> rss_kb=<peak RSS so far>"
+//   environment: P1_THREADS=<n> (default 1) sets torch::set_num_threads; P1_DATA=u8 keeps the images
+//           as uint8 (as a Dataset holds them) and converts each batch to float when it is taken (M1).
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -20,10 +22,17 @@ double clock_s(clockid_t id) {
   clock_gettime(id, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
+// The peak resident set of this process's memory (VmHWM), in kB. Not getrusage's ru_maxrss: that
+// survives fork and execve, so a child started by a 200 MB parent would report the parent's peak.
 long peak_rss_kb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  long kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb;
 }
 
 struct SimpleNet : torch::nn::Module {
@@ -40,13 +49,24 @@ int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 300;
   const int warmup = argc > 2 ? std::atoi(argv[2]) : 100;
   const char* dir = argc > 3 ? argv[3] : "/usr/share/datasets/fashion-mnist";
-  torch::set_num_threads(1);
+  const char* threads = std::getenv("P1_THREADS");
+  const char* data_mode = std::getenv("P1_DATA");
+  const bool u8 = data_mode && std::string(data_mode) == "u8";
+  torch::set_num_threads(threads ? std::max(1, std::atoi(threads)) : 1);
   torch::manual_seed(0);
+  const long lib_rss = peak_rss_kb();
   std::vector<float> images;
+  std::vector<std::uint8_t> images_u8;
   std::vector<std::int64_t> labels;
   std::int64_t n = 0;
-  peers::load_fashion_mnist(dir, images, labels, n);
-  auto X = torch::from_blob(images.data(), {n, 784}, torch::kFloat32);
+  torch::Tensor X;
+  if (u8) {
+    peers::load_fashion_mnist_u8(dir, images_u8, labels, n);
+    X = torch::from_blob(images_u8.data(), {n, 784}, torch::kUInt8);
+  } else {
+    peers::load_fashion_mnist(dir, images, labels, n);
+    X = torch::from_blob(images.data(), {n, 784}, torch::kFloat32);
+  }
   auto Y = torch::from_blob(labels.data(), {n}, torch::kInt64);
   const long data_rss = peak_rss_kb();
   SimpleNet model;
@@ -58,7 +78,7 @@ int main(int argc, char** argv) {
     double last = 0;
     for (int s = 0; s < count; ++s, ++cursor) {
       const std::int64_t b = cursor % batches;
-      auto inputs = X.narrow(0, b * batch, batch);
+      auto inputs = u8 ? X.narrow(0, b * batch, batch).to(torch::kFloat32).div_(255.0) : X.narrow(0, b * batch, batch);
       auto targets = Y.narrow(0, b * batch, batch);
       optimizer.zero_grad();
       auto loss = criterion(model.forward(inputs), targets);
@@ -69,7 +89,7 @@ int main(int argc, char** argv) {
     return last;
   };
   run(warmup);
-  std::printf("ready data_rss_kb=%ld\n", data_rss);
+  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld\n", data_rss, lib_rss);
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {
