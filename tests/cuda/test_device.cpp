@@ -131,6 +131,102 @@ TEST_CASE("device: the emulated kernels run on tensors of the emulated cuda:0") 
   for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(std::abs(got[i] - want[i]) < 1e-4);
 }
 
+TEST_CASE("device: relu, its gradient and a bias gradient's sum(0) run on device kernels through autograd") {
+  need_emulated_device();
+  kd::manual_seed(3);
+  // h: [batch, features] as after a Linear layer; loss = sum_j (relu(h).sum(0))[j] * w[j].
+  kd::Tensor h = kd::randn({16, 40});
+  h.requires_grad_();
+  const kd::Tensor w = kd::randn({40});
+  const kd::Tensor want = kd::relu(h).sum(0);
+  (want * w).sum().backward();
+  kd::Tensor dh = h.detach().to(kCuda);
+  dh.requires_grad_();
+  const kd::Tensor got = kd::relu(dh).sum(0);
+  REQUIRE(got.device() == kCuda);
+  REQUIRE(got.grad_fn() != nullptr);
+  const std::vector<float> g = got.cpu().to_vector<float>(), wv = want.detach().to_vector<float>();
+  for (std::size_t j = 0; j < g.size(); ++j) REQUIRE(std::abs(g[j] - wv[j]) < 1e-5);
+  // The backward: sum(0)'s gradient is w expanded over the rows (a stride-0 view), which the
+  // relu kernel does not take yet, so the gradient of relu is fed contiguous here.
+  kd::Tensor dy = kd::relu(dh);
+  dy.backward(w.expand({16, 40}).contiguous().to(kCuda));
+  REQUIRE(dh.grad().device() == kCuda);
+  REQUIRE(dh.grad().cpu().to_vector<float>() == h.grad().to_vector<float>());
+}
+
+TEST_CASE("device: two Linear layers with ReLU, forward and backward, run on device kernels and match the CPU") {
+  need_emulated_device();
+  kd::manual_seed(4);
+  // x: [8, 30] -> Linear(30, 20) -> ReLU -> Linear(20, 5): the weights are used transposed
+  // (x @ w.t(), a stride view) and the biases broadcast over the batch.
+  auto make = [](kd::Shape shape) {
+    kd::Tensor t = kd::randn(shape);
+    t.requires_grad_();
+    return t;
+  };
+  kd::Tensor x = make({8, 30}), w1 = make({20, 30}), b1 = make({20}), w2 = make({5, 20}), b2 = make({5});
+  const kd::Tensor g = kd::randn({8, 5});
+  auto net = [](const kd::Tensor& x, const kd::Tensor& w1, const kd::Tensor& b1, const kd::Tensor& w2,
+                const kd::Tensor& b2) { return kd::matmul(kd::relu(kd::matmul(x, w1.t()) + b1), w2.t()) + b2; };
+  const kd::Tensor y = net(x, w1, b1, w2, b2);
+  y.backward(g);
+  std::vector<kd::Tensor> dev;
+  for (const kd::Tensor* t : {&x, &w1, &b1, &w2, &b2}) {
+    kd::Tensor d = t->detach().to(kCuda);
+    d.requires_grad_();
+    dev.push_back(d);
+  }
+  const kd::Tensor dy = net(dev[0], dev[1], dev[2], dev[3], dev[4]);
+  REQUIRE(dy.device() == kCuda);
+  dy.backward(g.to(kCuda));
+  auto close = [](const kd::Tensor& got, const kd::Tensor& want) {
+    REQUIRE(got.device() == kCuda);
+    const std::vector<float> a = got.cpu().to_vector<float>(), b = want.detach().contiguous().to_vector<float>();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(std::abs(a[i] - b[i]) <= 1e-5 + 1e-5 * std::abs(b[i]));
+  };
+  close(dy, y);
+  const std::vector<const kd::Tensor*> cpu = {&x, &w1, &b1, &w2, &b2};
+  for (std::size_t i = 0; i < dev.size(); ++i) {
+    INFO("gradient " << i);
+    close(dev[i].grad(), cpu[i]->grad());
+  }
+}
+
+TEST_CASE("device: nn::Linear (addmm) moved with to(device) runs forward and backward on device kernels") {
+  need_emulated_device();
+  kd::manual_seed(5);
+  kd::nn::Linear cpu(30, 10), dev(30, 10);
+  dev.load_state_dict(cpu.state_dict());
+  dev.to(kCuda);
+  const kd::Tensor x = kd::randn({6, 30}), g = kd::randn({6, 10});
+  const kd::Tensor y = cpu.forward(x);
+  y.backward(g);
+  const kd::Tensor dy = dev.forward(x.to(kCuda));
+  REQUIRE(dy.device() == kCuda);
+  dy.backward(g.to(kCuda));
+  auto close = [](const kd::Tensor& got, const kd::Tensor& want) {
+    REQUIRE(got.device() == kCuda);
+    const std::vector<float> a = got.cpu().to_vector<float>(), b = want.detach().contiguous().to_vector<float>();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(std::abs(a[i] - b[i]) <= 1e-5 + 1e-5 * std::abs(b[i]));
+  };
+  close(dy, y);
+  close(dev.weight.grad(), cpu.weight.grad());
+  close(dev.bias.grad(), cpu.bias.grad());
+}
+
+TEST_CASE("device: an op without a device kernel still refuses a device tensor, naming the op") {
+  need_emulated_device();
+  const kd::Tensor x = kd::randn({4, 5}).to(kCuda);
+  REQUIRE_THROWS_AS(kd::exp(x), kd::DeviceError);
+  REQUIRE_THROWS_WITH(kd::exp(x), Contains("exp") && Contains("cuda:0"));
+  REQUIRE_THROWS_WITH(x.sum(1), Contains("sum") && Contains("cuda:0"));  // only sum over dim 0 has a kernel
+  REQUIRE_THROWS_WITH(kd::relu(x.t()), Contains("relu") && Contains("contiguous"));
+  REQUIRE_THROWS_AS(kd::relu(x.to(kd::kFloat64)), kd::DeviceError);  // float32 only
+}
+
 TEST_CASE("device: on a GPU every kernel matches its emulated twin") {
   need_gpu();
   kd::manual_seed(2);
@@ -176,6 +272,21 @@ TEST_CASE("device: on a GPU every kernel matches its emulated twin") {
   kc::gpu::binary(kc::BinaryOp::Mul, col.to(kCuda).data_ptr<float>(), M, wide.to(kCuda).data_ptr<float>(),
                   N * M, dprod.data_ptr<float>(), M * N, L);
   REQUIRE(dprod.cpu().to_vector<float>() == prod);  // one multiplication each: the same bits
+  // ReLU, its gradient and the column sum (a training step's kernels).
+  const kd::Tensor rx = kd::randn({M, N}), rg = kd::randn({M, N});
+  std::vector<float> r(static_cast<std::size_t>(M * N)), rdx(r.size()), cs(static_cast<std::size_t>(N));
+  kc::emulated::relu(rx.data_ptr<float>(), r.data(), M * N);
+  kc::emulated::relu_backward(rg.data_ptr<float>(), rx.data_ptr<float>(), rdx.data(), M * N);
+  kc::emulated::column_sum(rx.data_ptr<float>(), cs.data(), M, N);
+  const kd::Tensor drx = rx.to(kCuda), drg = rg.to(kCuda);
+  kd::Tensor dr = kd::empty({M, N}).to(kCuda), drdx = kd::empty({M, N}).to(kCuda), dcs = kd::empty({N}).to(kCuda);
+  kc::gpu::relu(drx.data_ptr<float>(), dr.data_ptr<float>(), M * N);
+  kc::gpu::relu_backward(drg.data_ptr<float>(), drx.data_ptr<float>(), drdx.data_ptr<float>(), M * N);
+  kc::gpu::column_sum(drx.data_ptr<float>(), dcs.data_ptr<float>(), M, N);
+  REQUIRE(dr.cpu().to_vector<float>() == r);
+  REQUIRE(drdx.cpu().to_vector<float>() == rdx);
+  const std::vector<float> gcs = dcs.cpu().to_vector<float>();
+  for (std::size_t j = 0; j < gcs.size(); ++j) REQUIRE(std::abs(gcs[j] - cs[j]) < 1e-4);
 }
 
 TEST_CASE("device: on a GPU the 16-bit kernels match their emulated twins") {

@@ -131,6 +131,36 @@ TEST_CASE("kernels: cross-entropy per row matches nn::functional::cross_entropy"
           Catch::Matchers::Contains("block (2, 0, 0)"));
 }
 
+TEST_CASE("kernels: ReLU and its gradient match kd::relu and autograd, zeros included") {
+  kd::manual_seed(11);
+  // 1000 elements: four blocks of 256 with a partial last one; exact zeros test the x == 0 case.
+  kd::Tensor x = kd::randn({1000});
+  x.index_put_({kd::indexing::Slice(0, 10)}, 0.0);
+  x.requires_grad_();
+  const kd::Tensor g = kd::randn({1000});
+  const kd::Tensor y = kd::relu(x);
+  y.backward(g);
+  const std::vector<float> xs = x.detach().to_vector<float>();
+  std::vector<float> out(1000, NAN), dx(1000, NAN);
+  emu::relu(xs.data(), out.data(), 1000);
+  emu::relu_backward(g.data_ptr<float>(), xs.data(), dx.data(), 1000);
+  REQUIRE(out == y.detach().to_vector<float>());  // a comparison and a copy: the same bits
+  REQUIRE(dx == x.grad().to_vector<float>());
+  emu::relu(xs.data(), out.data(), 0);  // n == 0 launches nothing
+}
+
+TEST_CASE("kernels: the column sum matches kd::sum over dim 0, for shapes that are not block multiples") {
+  kd::manual_seed(12);
+  for (auto [rows, cols] : {std::pair{64, 128}, std::pair{1, 1}, std::pair{37, 300}, std::pair{0, 5},
+                            std::pair{5, 0}}) {
+    const kd::Tensor x = kd::randn({rows, cols});
+    std::vector<float> out(static_cast<std::size_t>(cols), NAN);
+    emu::column_sum(x.data_ptr<float>(), out.data(), rows, cols);
+    INFO("rows, cols = " << rows << ", " << cols);
+    require_close(out, x.sum(0).to_vector<float>(), 1e-5, 1e-5 * (rows + 1));
+  }
+}
+
 TEST_CASE("kernels: matmul v1, v2 and v3 match kd::matmul for shapes that are not tile multiples") {
   kd::manual_seed(5);
   for (auto [M, N, K] : {std::tuple{70, 90, 50}, std::tuple{1, 1, 1}, std::tuple{64, 64, 64},

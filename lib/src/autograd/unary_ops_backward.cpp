@@ -10,6 +10,7 @@
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "tensor/dispatch.hpp"
+#include "tensor/device_ops.hpp"
 #include "tensor/internal.hpp"
 #include "tensor/loops.hpp"
 
@@ -104,6 +105,10 @@ struct Relu : Function<Relu> {
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
+    // On a device: its threshold_backward kernel (tensor/device_ops.hpp).
+    if (const auto* dev = kindling::detail::device_ops(y); dev && dev->relu_backward && y.dtype() == kFloat32 &&
+        grad[0].device() == y.device() && plain_backward(grad[0], y))
+      return {dev->relu_backward(grad[0], y)};
     if (plain_backward(grad[0], y))  // threshold_backward: one loop, no mask tensor
       return {fused_grad(grad[0], y, "threshold_backward", [](auto g, auto v) { return v > 0 ? g : decltype(g)(0); })};
     return {where(y > 0.0, grad[0], 0.0)};

@@ -38,9 +38,11 @@ Tensor to_host(const Tensor& device_src) {
 namespace detail {
 void install_allocator(const Backend* backend);
 void install_pinned_memory();  // pinned.cpp
+void install_device_ops();     // device_ops.cpp
 void install(const Backend* backend) {
   install_allocator(backend);
   install_pinned_memory();
+  install_device_ops();
   kindling::detail::register_device_copy(DeviceType::CUDA, {to_device, to_host});
 }
 }  // namespace detail

@@ -69,4 +69,9 @@ double accuracy(nn::Module& model, const Tensor& x, const Tensor& y) {
   return y.size(0) == 0 ? 0.0 : correct / static_cast<double>(y.size(0));
 }
 
+Tensor augment(const Tensor& x) {
+  // x: [n, features]; noise: [n, features] ~ N(0, kAugmentNoise^2), a fresh draw on every call
+  return x + randn_like(x) * kAugmentNoise;
+}
+
 }  // namespace kindling::debug::find_the_bug

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "kindling/tensor/autograd_hooks.hpp"
+#include "internal.hpp"
 
 namespace kindling {
 namespace detail {
@@ -14,6 +15,11 @@ struct ThreadAutocast {
   int nesting = 0;
   // Weight (by its TensorImpl) -> (the weight, kept alive so the key stays unique; its cast).
   std::unordered_map<const TensorImpl*, std::pair<Tensor, Tensor>> cache;
+  // Weight (by its TensorImpl) -> its 16-bit copy, kept across regions (and so across training
+  // steps). The optimizer refreshes it when it updates the weight (refresh_autocast_copy); any
+  // other in-place change bumps the weight's version counter and the copy stops being used.
+  std::unordered_map<const TensorImpl*, WeightCopy> copies;
+  AutocastCopyStats stats;
 };
 
 ThreadAutocast& tls() {
@@ -23,6 +29,33 @@ ThreadAutocast& tls() {
 
 bool eligible(const Tensor& t) { return t.defined() && t.is_floating_point() && t.dtype() != kFloat64; }
 
+// The persistent copy of `w` in `dtype`, if it still holds exactly w.to(dtype): the same storage
+// (a weight freed and another allocated at the same address fails here), the same view of it, the
+// weight unchanged since the copy was written (its version), and nobody wrote into the copy.
+WeightCopy* fresh_copy(ThreadAutocast& a, const Tensor& w, DType dtype) {
+  auto it = a.copies.find(w.impl());
+  if (it == a.copies.end()) return nullptr;
+  WeightCopy& c = it->second;
+  const bool same_weight = c.weight_storage.lock() == w.storage() && c.shape == w.shape() &&
+                           c.strides == w.strides() && c.offset == w.storage_offset();
+  const bool fresh = same_weight && c.data.dtype() == dtype && c.weight_version == w.version() &&
+                     c.data_version == c.data.version();
+  return fresh ? &c : nullptr;
+}
+
+// Drops the copies of weights that no longer exist (their storage is gone).
+void prune(ThreadAutocast& a) {
+  std::erase_if(a.copies, [](const auto& kv) { return kv.second.weight_storage.expired(); });
+}
+
+void remember_copy(ThreadAutocast& a, const Tensor& w, const Tensor& cast) {
+  if (a.copies.size() >= 64 && a.copies.size() % 64 == 0) prune(a);
+  a.copies.insert_or_assign(w.impl(), WeightCopy{.weight_storage = w.storage(), .shape = w.shape(),
+                                                 .strides = w.strides(), .offset = w.storage_offset(),
+                                                 .weight_version = w.version(), .data = cast.detach(),
+                                                 .data_version = cast.version()});
+}
+
 }  // namespace
 
 AutocastState autocast_state() { return tls().state; }
@@ -31,6 +64,30 @@ int autocast_increment_nesting() { return ++tls().nesting; }
 int autocast_decrement_nesting() { return --tls().nesting; }
 void clear_autocast_cache() { tls().cache.clear(); }
 std::size_t autocast_cache_size() { return tls().cache.size(); }
+void clear_autocast_weight_copies() { tls().copies.clear(); }
+std::size_t autocast_weight_copies_size() { return tls().copies.size(); }
+AutocastCopyStats autocast_copy_stats() { return tls().stats; }
+
+bool refresh_autocast_copy(const Tensor& w) {
+  ThreadAutocast& a = tls();
+  if (a.copies.empty() || !w.defined()) return false;
+  auto it = a.copies.find(w.impl());
+  if (it == a.copies.end()) return false;
+  WeightCopy& c = it->second;
+  if (c.weight_storage.lock() != w.storage() || c.shape != w.shape() || c.strides != w.strides() ||
+      c.offset != w.storage_offset()) {
+    a.copies.erase(it);  // another tensor now lives at this address
+    return false;
+  }
+  // Written in place only when nothing else looks at the copy: a graph still alive from the last
+  // forward (backward with retain_graph) may have saved it, and must keep the values it saw.
+  if (c.data.storage().use_count() != 1) c.data = empty_preserving_strides(w, c.data.dtype());
+  copy_into(c.data, w);  // the same rounding as w.to(dtype): bit-identical to a fresh cast
+  c.weight_version = w.version();
+  c.data_version = c.data.version();
+  ++a.stats.refreshes;
+  return true;
+}
 
 Tensor autocast_to_lower(const Tensor& t) {
   ThreadAutocast& a = tls();
@@ -44,7 +101,18 @@ Tensor autocast_to_lower(const Tensor& t) {
     auto it = a.cache.find(t.impl());
     if (it != a.cache.end()) return it->second.second;
   }
-  Tensor cast = t.to(a.state.dtype);
+  // Across regions, the 16-bit copy that the optimizer refreshed at its last step is reused: a new
+  // view of it, recorded as the cast, so the gradient still flows back to the float32 weight.
+  const bool persistent = cacheable && t.device().is_cpu();
+  Tensor cast;
+  if (WeightCopy* c = persistent ? fresh_copy(a, t, a.state.dtype) : nullptr) {
+    cast = record<"to_dtype">(c->data.detach(), t);
+    ++a.stats.reuses;
+  } else {
+    cast = t.to(a.state.dtype);
+    ++a.stats.casts;
+    if (persistent) remember_copy(a, t, cast);
+  }
   if (cacheable && grad_mode_enabled()) a.cache.emplace(t.impl(), std::pair{t, cast});
   return cast;
 }

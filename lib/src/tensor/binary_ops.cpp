@@ -9,6 +9,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "device_ops.hpp"
 #include "dispatch.hpp"
 #include "internal.hpp"
 #include "kindling/tensor/ops.hpp"
@@ -240,9 +241,17 @@ void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scal
 
 /// The out-of-place op. The public functions below then record it for autograd (each key names a
 /// Function in autograd/binary_ops_backward.cpp).
+/// The device table's code for + - * / (device_ops.hpp: 0 add, 1 sub, 2 mul, 3 div).
+int device_code(Bin op) { return op == Bin::Add ? 0 : op == Bin::Sub ? 1 : op == Bin::Mul ? 2 : 3; }
+
 Tensor binary_forward(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
   const char* name = op_name(op);
   check_same_device(a, b, name);
+  // On a device: + - * / of float32 tensors (alpha 1) have a kernel (device_ops.hpp).
+  if (const DeviceOps* dev = device_ops(a); dev && dev->binary && a.dtype() == kFloat32 && b.dtype() == kFloat32 &&
+      alpha.to_double() == 1.0 && (op == Bin::Add || op == Bin::Sub || op == Bin::Mul || op == Bin::Div)) {
+    return dev->binary(device_code(op), a, b);
+  }
   check_cpu(a, name);
   check_cpu(b, name);
   const DType compute = compute_dtype(op, result_type(a, b));
@@ -259,6 +268,19 @@ bool same_geometry(const Tensor& a, const Tensor& b) {
 /// self = op(self, other), written into self's own memory.
 Tensor& binary_inplace(Bin op, Tensor& self, const Tensor& other, const Scalar& alpha, const char* name) {
   check_same_device(self, other, name);
+  // On a device: + - * / into a contiguous float32 self (a gradient accumulated with add_).
+  if (const DeviceOps* dev = device_ops(self); dev && dev->binary_ && self.dtype() == kFloat32 &&
+      other.dtype() == kFloat32 && self.is_contiguous() && alpha.to_double() == 1.0 && !self.shares_storage(other) &&
+      (op == Bin::Add || op == Bin::Sub || op == Bin::Mul || op == Bin::Div) &&
+      broadcast_shapes(self.shape(), other.shape(), name) == self.shape()) {
+    check_inplace(self, name);
+    if (needs_grad(other))
+      throw AutogradError(std::string(name) + ": the other operand requires grad, but in-place ops are not "
+                          "recorded by Kindling's autograd. Hint: use the out-of-place form, e.g. `y = y + x`.");
+    dev->binary_(device_code(op), self, other);
+    self.storage()->bump_version();
+    return self;
+  }
   check_cpu(self, name);
   check_cpu(other, name);
   check_inplace(self, name);

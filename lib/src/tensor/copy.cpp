@@ -6,6 +6,7 @@
 
 #include "internal.hpp"
 #include "device_copy.hpp"
+#include "device_ops.hpp"
 
 namespace kindling {
 namespace detail {
@@ -189,6 +190,13 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor& Tensor::fill_(Scalar value) {
+  // On a device: its fill kernel for a contiguous float32 tensor (device_ops.hpp).
+  if (const auto* dev = detail::device_ops(*this); dev && dev->fill && dtype() == kFloat32 && is_contiguous()) {
+    detail::check_inplace(*this, "fill_");
+    dev->fill(*this, value.to_double());
+    storage()->bump_version();
+    return *this;
+  }
   detail::check_cpu(*this, "fill_");
   detail::check_inplace(*this, "fill_");
   check_no_internal_overlap(*this, "fill_");
@@ -198,6 +206,7 @@ Tensor& Tensor::fill_(Scalar value) {
 }
 
 Tensor& Tensor::zero_() {
+  if (detail::device_ops(*this)) return fill_(0.0);  // on a device: its fill kernel, or fill_'s DeviceError
   detail::check_cpu(*this, "zero_");
   detail::check_inplace(*this, "zero_");
   check_no_internal_overlap(*this, "zero_");

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "device_ops.hpp"
 #include "dispatch.hpp"
 #include "gemm.hpp"
 #include "internal.hpp"
@@ -77,8 +78,18 @@ template <class T> void gemm(const Mat& A, const Mat& B, T* C) {
 
 std::string dims_word(const Tensor& t) { return std::to_string(t.dim()) + "-D"; }
 
+/// On a device, a float32 product of two matrices has a kernel (device_ops.hpp); any other keeps
+/// check_cpu's DeviceError. a and b are on the same device.
+const DeviceOps* device_product(const Tensor& a, const Tensor& b) {
+  const DeviceOps* dev = device_ops(a);
+  if (dev && dev->matmul && a.dim() == 2 && b.dim() == 2 && a.dtype() == kFloat32 && b.dtype() == kFloat32)
+    return dev;
+  return nullptr;
+}
+
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
   check_same_device(a, b, op);
+  if (device_product(a, b)) return;  // product() runs the device's kernel (and checks the sizes)
   check_cpu(a, op);
   check_cpu(b, op);
   if (a.dim() == 0 || b.dim() == 0) {
@@ -101,6 +112,14 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 /// per matrix of the broadcast batch (or a single GEMM when the batch folds into rows). It computes
 /// values only; the public functions below record the product for autograd under PyTorch's names.
 Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
+  // On a device: a float32 matrix product has a kernel (device_ops.hpp); others keep check_cpu's error.
+  check_same_device(a_in, b_in, op);
+  if (const DeviceOps* dev = device_product(a_in, b_in)) {
+    if (a_in.size(1) != b_in.size(0))
+      throw ShapeError(std::string(op) + ": mat1 and mat2 shapes cannot be multiplied (" + shape_str(a_in.shape()) +
+                       " and " + shape_str(b_in.shape()) + "). Hint: the inner sizes must match.");
+    return dev->matmul(a_in, b_in);
+  }
   check_operands(a_in, b_in, op);
   Tensor a = a_in, b = b_in;
   const bool a1 = a.dim() == 1, b1 = b.dim() == 1;
@@ -338,9 +357,14 @@ Tensor addmm(const Tensor& bias_in, const Tensor& a_in, const Tensor& b_in, Scal
   // the whole op is recorded once, below).
   {
     const GradModeOff no_grad;
-    if (alpha.to_double() != 1.0) prod.mul_(alpha);
-    if (beta.to_double() == 1.0) prod.add_(bias);
-    else if (beta.to_double() != 0.0) prod.add_(bias, beta);
+    // On a device (Linear's forward): bias + a @ b through the device's broadcasting add kernel.
+    if (device_product(a, b) && alpha.to_double() == 1.0 && beta.to_double() == 1.0) {
+      prod = prod + bias;
+    } else {
+      if (alpha.to_double() != 1.0) prod.mul_(alpha);
+      if (beta.to_double() == 1.0) prod.add_(bias);
+      else if (beta.to_double() != 0.0) prod.add_(bias, beta);
+    }
   }
   return record<"addmm">(prod, bias, a, b, beta, alpha);
 }

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "dispatch.hpp"
+#include "device_ops.hpp"
 #include "internal.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "op_helpers.hpp"
@@ -47,6 +48,15 @@ Tensor finish(const Tensor& acc, const Shape& out_shape, DType out_dtype) {
 // sum() records "sum" (SumBackward0); sum(dims) records "sum_dim" with the normalised dims
 // (SumBackward1): two PyTorch functions, two node names. mean likewise.
 Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, bool all) {
+  // On a device: the sum over dim 0 of a float32 matrix (a Linear bias's gradient) has a kernel
+  // (device_ops.hpp); any other sum there keeps check_cpu's DeviceError.
+  if (const DeviceOps* dev = device_ops(x);
+      dev && dev->sum_dim0 && !all && x.dim() == 2 && x.dtype() == kFloat32 && dims.size() == 1 &&
+      (dims[0] == 0 || dims[0] == -2)) {
+    const Tensor out = dev->sum_dim0(x);
+    const Shape reduced{0};
+    return record<"sum_dim">(keepdim ? out.unsqueeze(0) : out, x, IntArrayRef(reduced), keepdim);
+  }
   check_cpu(x, "sum");
   const auto mask = reduce_mask(x, dims, "sum");
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;

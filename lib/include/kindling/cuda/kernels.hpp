@@ -47,6 +47,16 @@ struct AdamStep {
   /* loss[r] = logsumexp(logits[r, :]) - logits[r, target[r]]; targets checked in [0, classes) */  \
   void cross_entropy_rows(const float* logits, const std::int64_t* target, float* loss, int rows,  \
                           int classes);                                                           \
+  /* out[i] = max(x[i], 0); dx[i] = x[i] > 0 ? grad[i] : 0 (ReLU and its gradient) */          \
+  void relu(const float* x, float* out, std::int64_t n);                                          \
+  void relu_backward(const float* grad, const float* x, float* dx, std::int64_t n);               \
+  /* out[j] = sum_i x[i, j] for x: [rows, cols] (a Linear bias's gradient) */                     \
+  void column_sum(const float* x, float* out, int rows, int cols);                                \
+  /* dlogits[r, c] = (softmax(logits[r, :])[c] - [c == target[r]]) * grad[0] / rows (mean loss) */ \
+  void cross_entropy_backward_rows(const float* logits, const std::int64_t* target,              \
+                                   const float* grad, float* dlogits, int rows, int classes);    \
+  /* out[0..n) = value */                                                                         \
+  void fill(float* out, std::int64_t n, float value);                                             \
   /* c = a @ b, a: [M, K], b: [K, N], c: [M, N]: naive, shared-memory tiles, register blocking */ \
   void matmul_v1(const float* a, const float* b, float* c, int M, int N, int K);                  \
   void matmul_v2(const float* a, const float* b, float* c, int M, int N, int K);                  \

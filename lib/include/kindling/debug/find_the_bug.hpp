@@ -92,4 +92,12 @@ Run train_features(const Problem& p);
 /// leaves the model's state (parameters and buffers) as it found it.
 double evaluate(nn::Module& model, const Problem& p);
 
+/// The augmentation the training pipeline of ex9 applies to every training batch: each feature gets
+/// Gaussian noise of standard deviation kAugmentNoise (drawn from the global generator), so the network
+/// sees a new variant of each sample every step. x: [n, features] -> [n, features], a new tensor.
+constexpr double kAugmentNoise = 0.3;
+Tensor augment(const Tensor& x);
+/// ex9: the validation accuracy of a trained `model` on `p` (0..1), in eval() mode, without gradients.
+double validate(nn::Module& model, const Problem& p);
+
 }  // namespace kindling::debug::find_the_bug

@@ -4,6 +4,9 @@
 /// kd::amp::AutocastGuard). Under autocast an op of the lower-precision list (matmul, linear,
 /// conv2d) casts its float32 inputs to the autocast dtype, and an op of the float32 list (the
 /// losses) casts its float16/bfloat16 inputs to float32, as torch.autocast does.
+#include <memory>
+
+#include "kindling/tensor/storage.hpp"
 #include "kindling/tensor/tensor.hpp"
 
 namespace kindling {
@@ -34,6 +37,32 @@ int autocast_decrement_nesting();
 void clear_autocast_cache();
 /// How many casts the cache holds (for tests and the book).
 std::size_t autocast_cache_size();
+
+/// The 16-bit copy of a weight that outlives the autocast region, so that a training step does not
+/// cast every weight again: written at the weight's first cast, refreshed by the optimizer's step,
+/// and used only while the weight's version counter says it is unchanged since.
+struct WeightCopy {
+  std::weak_ptr<Storage> weight_storage;  // the weight's storage (weak: the copy keeps no model alive)
+  Shape shape;
+  Strides strides;
+  std::int64_t offset = 0;
+  std::uint64_t weight_version = 0;  // the weight's version when `data` was written
+  Tensor data;                       // == weight.to(dtype), no autograd
+  std::uint64_t data_version = 0;    // data's own version then (an in-place edit of it invalidates)
+};
+/// Counters for tests and the book: fresh casts, reuses of a persistent copy, optimizer refreshes.
+struct AutocastCopyStats {
+  std::uint64_t casts = 0;
+  std::uint64_t reuses = 0;
+  std::uint64_t refreshes = 0;
+};
+/// The optimizer's hook, called right after it updates `weight` (and bumps its version): if the
+/// weight has a persistent 16-bit copy, writes weight.to(dtype) into it and marks it fresh. Returns
+/// whether there was one. Bit-identical to the cast the next region would otherwise do.
+bool refresh_autocast_copy(const Tensor& weight);
+void clear_autocast_weight_copies();
+std::size_t autocast_weight_copies_size();
+AutocastCopyStats autocast_copy_stats();
 
 /// An input of a lower-precision op: under autocast, a floating tensor other than float64 is
 /// cast to the autocast dtype (recorded, so gradients flow back to it in its own dtype). A

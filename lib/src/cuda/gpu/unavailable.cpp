@@ -23,6 +23,13 @@ void softmax_rows(const float*, float*, int, int) { unavailable("softmax_rows");
 void cross_entropy_rows(const float*, const std::int64_t*, float*, int, int) {
   unavailable("cross_entropy_rows");
 }
+void cross_entropy_backward_rows(const float*, const std::int64_t*, const float*, float*, int, int) {
+  unavailable("cross_entropy_backward_rows");
+}
+void fill(float*, std::int64_t, float) { unavailable("fill"); }
+void relu(const float*, float*, std::int64_t) { unavailable("relu"); }
+void relu_backward(const float*, const float*, float*, std::int64_t) { unavailable("relu_backward"); }
+void column_sum(const float*, float*, int, int) { unavailable("column_sum"); }
 void matmul_v1(const float*, const float*, float*, int, int, int) { unavailable("matmul_v1"); }
 void matmul_v2(const float*, const float*, float*, int, int, int) { unavailable("matmul_v2"); }
 void matmul_v3(const float*, const float*, float*, int, int, int) { unavailable("matmul_v3"); }

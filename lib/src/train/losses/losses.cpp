@@ -7,6 +7,9 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
+#include "kindling/autograd/function.hpp"
+#include "tensor/device_ops.hpp"
+#include "tensor/internal.hpp"
 #include "train/losses/loss_helpers.hpp"
 
 namespace kindling::nn::functional {
@@ -61,7 +64,39 @@ Tensor cross_entropy_soft(const Tensor& logp, const Tensor& target_in, const Cro
 
 }  // namespace
 
+namespace {
+// On a device (tensor/device_ops.hpp): the mean cross-entropy of [N, C] logits and [N] int64 class
+// indices as one op, forward and backward each a kernel of the device (PyTorch's CUDA build also
+// fuses log_softmax and nll_loss into kernels). Every target must be a class index: the kernel
+// reports one outside [0, C) (ignore_index's -100 included) instead of skipping it.
+struct DeviceCrossEntropy : autograd::Function<DeviceCrossEntropy> {
+  static constexpr const char* name = "NllLossBackward0";
+  static constexpr bool once_differentiable = true;
+  Tensor forward(autograd::Context& ctx, const Tensor& logits, const Tensor& target) {
+    ctx.save_for_backward({logits, target});
+    return kindling::detail::device_ops(logits)->cross_entropy_mean(logits, target);
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor logits = ctx.saved(0);
+    return {kindling::detail::device_ops(logits)->cross_entropy_backward(logits, ctx.saved(1), grads[0]), Tensor()};
+  }
+};
+
+bool on_device_kernel(const Tensor& input, const Tensor& target, const CrossEntropyLossOptions& o) {
+  const auto* dev = kindling::detail::device_ops(input);
+  return dev && dev->cross_entropy_mean && dev->cross_entropy_backward && input.dim() == 2 &&
+         input.dtype() == kFloat32 && target.dtype() == kInt64 && target.dim() == 1 &&
+         o.reduction == Reduction::Mean && !o.weight.defined() && o.label_smoothing <= 0;
+}
+}  // namespace
+
 Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const CrossEntropyLossOptions& o) {
+  // On a device: the fused kernels for the common case (mean, class indices); any other case keeps
+  // the CPU ops' DeviceError.
+  if (on_device_kernel(input_in, target_in, o)) {
+    kindling::detail::check_same_device(input_in, target_in, "cross_entropy");
+    return DeviceCrossEntropy::apply(input_in, target_in);
+  }
   // Losses run in float32 under autocast (PyTorch's float32 list).
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);

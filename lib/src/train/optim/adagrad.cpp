@@ -8,6 +8,7 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "tensor/dispatch.hpp"
+#include "tensor/internal.hpp"
 #include "train/optim/state_archive.hpp"
 
 namespace kindling::optim {
@@ -64,6 +65,8 @@ void Adagrad::step() {
       Tensor g = p.grad();
       if (!g.defined()) continue;  // parameters without a gradient are skipped, like PyTorch
       g = g.to(p.dtype()).contiguous();
+      // The update reads p through host pointers: a device parameter is refused.
+      kindling::detail::check_cpu(p, "Adagrad.step");
       ParamState& s = state_[gi][i];
       ++s.step;
       kindling::detail::dispatch_floating(p.dtype(), "Adagrad.step", [&](auto tag) {

@@ -7,10 +7,13 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
+#include "tensor/device_ops.hpp"
 #include "train/pieces.hpp"
 
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "train/optim/state_archive.hpp"
 
@@ -49,6 +52,15 @@ void AdamBase::add_group(std::vector<Tensor> params, const AdamOptions& o) {
   state_.emplace_back(n);
 }
 
+namespace {
+[[noreturn]] void device_refused(const Tensor& p, bool decoupled) {
+  throw DeviceError(std::string(decoupled ? "AdamW" : "Adam") + ".step: the parameter of shape " +
+                    shape_str(p.shape()) + " is " + dtype_name(p.dtype()) + " on " + p.device().str() +
+                    ", and only plain Adam (no amsgrad, maximize or decoupled weight decay) on float32 "
+                    "has a " + p.device().str() + " kernel. Hint: use kd::optim::Adam, or train on the CPU.");
+}
+}  // namespace
+
 // [snippet: adam-step]
 void AdamBase::step() {
   NoGradGuard no_grad;
@@ -67,10 +79,25 @@ void AdamBase::step() {
         if (o.amsgrad) s.max_exp_avg_sq = zeros_like(p);
       }
       ++s.step;
+      // On a device: the fused Adam kernel (chapter 8, tensor/device_ops.hpp), for
+      // plain Adam on float32; AdamW, amsgrad and maximize there are refused below.
+      const auto* dev = kindling::detail::device_ops(p);
+      if (dev && dev->adam_step && !decoupled_ && !o.amsgrad && !o.maximize &&
+          p.dtype() == kFloat32) {
+        dev->adam_step(p, g, s.exp_avg, s.exp_avg_sq, o.lr, o.betas.first,
+                       o.betas.second, o.eps, o.weight_decay, s.step);
+        p.storage()->bump_version();
+        continue;
+      }
+      // The CPU update below reads host pointers: never hand it device memory.
+      if (!p.device().is_cpu() || !g.device().is_cpu()) device_refused(p, decoupled_);
       // Chapter 5's exercise 2 (train/pieces.hpp).
       detail::adam_step(p, g, s.exp_avg, s.exp_avg_sq, s.max_exp_avg_sq, o, s.step,
                         decoupled_);
       p.storage()->bump_version();
+      // Chapter 6: autocast's bfloat16 copy of p (if any) is refreshed
+      // now, while p is in cache, not cast again at the next forward.
+      kindling::detail::refresh_autocast_copy(p);
     }
   }
 }

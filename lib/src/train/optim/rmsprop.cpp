@@ -8,6 +8,7 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "tensor/dispatch.hpp"
+#include "tensor/internal.hpp"
 #include "train/optim/state_archive.hpp"
 
 namespace kindling::optim {
@@ -76,6 +77,8 @@ void RMSprop::step() {
       Tensor g = p.grad();
       if (!g.defined()) continue;  // parameters without a gradient are skipped, like PyTorch
       g = g.to(p.dtype()).contiguous();
+      // The update reads p through host pointers: a device parameter is refused.
+      kindling::detail::check_cpu(p, "RMSprop.step");
       ParamState& s = state_[gi][i];
       // Lazily, like PyTorch: the state appears at the first step.
       if (!s.square_avg.defined()) s.square_avg = zeros_like(p);

@@ -5,9 +5,11 @@
 
 #include <limits>
 
+#include "tensor/internal.hpp"
 #include "train/pieces.hpp"
 
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "train/optim/state_archive.hpp"
 
@@ -48,12 +50,17 @@ void SGD::step() {
       // Parameters without a gradient are skipped, like PyTorch.
       if (!g.defined()) continue;
       g = g.to(p.dtype()).contiguous();
+      // The update reads p through host pointers: a device parameter is refused.
+      kindling::detail::check_cpu(p, "SGD.step");
       Tensor& buf = momentum_buffer_[gi][i];
       const bool first = o.momentum != 0 && !buf.defined();
       if (first) buf = empty_like(p);
       // Chapter 5's exercise 1 (train/pieces.hpp).
       detail::sgd_step(p, g, buf, o, first);
       p.storage()->bump_version();
+      // Chapter 6: autocast's bfloat16 copy of p (if any) is refreshed
+      // now, while p is in cache, not cast again at the next forward.
+      kindling::detail::refresh_autocast_copy(p);
     }
   }
 }
