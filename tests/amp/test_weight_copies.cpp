@@ -19,13 +19,15 @@ struct Run {
 };
 
 // A few Adam (or SGD) steps of a two-layer net under bfloat16 autocast. With `persistent` false,
-// the copies are dropped before every forward, so each weight is cast afresh as before.
+// the copies are dropped before every forward, so each weight is cast afresh as before. With
+// `in` = 200 the first weight has 20,000 elements: Adam and SGD update and refresh it in two
+// chunks (16,384 + 3,616, autocast_mode.cpp), the other weights in one.
 template <class Opt, class Options>
-Run train(bool persistent, Options options) {
+Run train(bool persistent, Options options, std::int64_t in) {
   kd::manual_seed(7);
-  kd::nn::Sequential model(kd::nn::Linear(6, 16), kd::nn::ReLU(), kd::nn::Linear(16, 3));
+  kd::nn::Sequential model(kd::nn::Linear(in, 100), kd::nn::ReLU(), kd::nn::Linear(100, 3));
   Opt opt(model.parameters(), options);
-  const kd::Tensor x = kd::randn({8, 6});
+  const kd::Tensor x = kd::randn({8, in});
   const kd::Tensor y = kd::randn({8, 3});
   kd::detail::clear_autocast_weight_copies();
   const auto before = kd::detail::autocast_copy_stats();
@@ -50,9 +52,9 @@ Run train(bool persistent, Options options) {
 }
 
 template <class Opt, class Options>
-void check_identical(Options options) {
-  const Run fresh = train<Opt>(false, options);
-  const Run kept = train<Opt>(true, options);
+void check_identical(Options options, std::int64_t in = 6) {
+  const Run fresh = train<Opt>(false, options, in);
+  const Run kept = train<Opt>(true, options, in);
   CHECK(fresh.stats.reuses == 0);
   // 2 weights and 2 biases, cast at the first step, then reused at the 4 others; the input x is
   // no weight and is cast at every step.
@@ -77,6 +79,18 @@ TEST_CASE("autocast copies: Adam, AdamW and SGD steps are bit-identical with and
   check_identical<kd::optim::Adam>(kd::optim::AdamOptions{.lr = 1e-2});
   check_identical<kd::optim::AdamW>(kd::optim::AdamWOptions{.lr = 1e-2, .weight_decay = 0.1});
   check_identical<kd::optim::SGD>(kd::optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
+}
+
+TEST_CASE("autocast copies: a weight updated and refreshed in chunks matches the whole-tensor update") {
+  check_identical<kd::optim::Adam>(kd::optim::AdamOptions{.lr = 1e-2}, 200);
+  check_identical<kd::optim::AdamW>(kd::optim::AdamWOptions{.lr = 1e-2, .weight_decay = 0.1, .amsgrad = true}, 200);
+  check_identical<kd::optim::SGD>(kd::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .nesterov = true}, 200);
+  check_identical<kd::optim::SGD>(kd::optim::SGDOptions{.lr = 0.1}, 200);
+}
+
+TEST_CASE("autocast copies: RMSprop and Adagrad refresh them too") {
+  check_identical<kd::optim::RMSprop>(kd::optim::RMSpropOptions{.lr = 1e-2, .momentum = 0.5}, 200);
+  check_identical<kd::optim::Adagrad>(kd::optim::AdagradOptions{.lr = 1e-2});
 }
 
 TEST_CASE("autocast copies: an in-place change outside the optimizer invalidates the copy") {

@@ -1,6 +1,7 @@
 // The thread's autocast state and its cache of cast weights (PyTorch's autocast_mode.cpp).
 #include "kindling/tensor/autocast_mode.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "kindling/tensor/autograd_hooks.hpp"
@@ -68,24 +69,68 @@ void clear_autocast_weight_copies() { tls().copies.clear(); }
 std::size_t autocast_weight_copies_size() { return tls().copies.size(); }
 AutocastCopyStats autocast_copy_stats() { return tls().stats; }
 
-bool refresh_autocast_copy(const Tensor& w) {
-  ThreadAutocast& a = tls();
-  if (a.copies.empty() || !w.defined()) return false;
+namespace {
+
+// The persistent copy of weight `w` that an optimizer step is about to make stale, ready to be
+// written in place; nullptr when w has none.
+WeightCopy* copy_to_refresh(ThreadAutocast& a, const Tensor& w) {
+  if (a.copies.empty() || !w.defined()) return nullptr;
   auto it = a.copies.find(w.impl());
-  if (it == a.copies.end()) return false;
+  if (it == a.copies.end()) return nullptr;
   WeightCopy& c = it->second;
   if (c.weight_storage.lock() != w.storage() || c.shape != w.shape() || c.strides != w.strides() ||
       c.offset != w.storage_offset()) {
     a.copies.erase(it);  // another tensor now lives at this address
-    return false;
+    return nullptr;
   }
   // Written in place only when nothing else looks at the copy: a graph still alive from the last
   // forward (backward with retain_graph) may have saved it, and must keep the values it saw.
   if (c.data.storage().use_count() != 1) c.data = empty_preserving_strides(w, c.data.dtype());
-  copy_into(c.data, w);  // the same rounding as w.to(dtype): bit-identical to a fresh cast
+  return &c;
+}
+
+void mark_fresh(ThreadAutocast& a, WeightCopy& c, const Tensor& w) {
   c.weight_version = w.version();
   c.data_version = c.data.version();
   ++a.stats.refreshes;
+}
+
+}  // namespace
+
+Tensor flat_range(const Tensor& t, std::int64_t begin, std::int64_t end) {
+  if (!t.defined()) return t;
+  if (!t.is_contiguous() || begin < 0 || end < begin || end > t.numel()) {
+    throw ValueError("flat_range: elements [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ") of a tensor of shape " + shape_str(t.shape()) +
+                     (t.is_contiguous() ? "" : " (not contiguous)") + ". Hint: a contiguous tensor and 0 <= begin <= end <= numel.");
+  }
+  return make_view(t, {end - begin}, {1}, t.storage_offset() + begin);
+}
+
+bool refresh_autocast_copy(const Tensor& w) {
+  ThreadAutocast& a = tls();
+  WeightCopy* c = copy_to_refresh(a, w);
+  if (c == nullptr) return false;
+  copy_into(c->data, w);  // the same rounding as w.to(dtype): bit-identical to a fresh cast
+  mark_fresh(a, *c, w);
+  return true;
+}
+
+bool update_refreshing_autocast_copy(const Tensor& w, const std::function<void(std::int64_t, std::int64_t)>& update) {
+  ThreadAutocast& a = tls();
+  WeightCopy* c = copy_to_refresh(a, w);
+  if (c == nullptr || !w.is_contiguous() || !c->data.is_contiguous()) return false;
+  // 16,384 elements: the chunk of the weight and of the optimizer's state (Adam: p, g, m, v, 256 KB
+  // in float32) stays in the L2 cache between the update and the cast.
+  constexpr std::int64_t kChunk = 16384;
+  const std::int64_t n = w.numel();
+  for (std::int64_t begin = 0; begin < n; begin += kChunk) {
+    const std::int64_t end = std::min(n, begin + kChunk);
+    update(begin, end);
+    copy_into(flat_range(c->data, begin, end), flat_range(w, begin, end));
+  }
+  w.storage()->bump_version();
+  mark_fresh(a, *c, w);
   return true;
 }
 

@@ -1,6 +1,7 @@
 // Copies and conversions: contiguous, clone, detach, to(dtype/device), and the in-place writers
 // copy_, fill_, zero_. The strided copy loop itself is detail::copy_into (tensor.cpp).
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <string>
 
@@ -10,8 +11,6 @@
 
 namespace kindling {
 namespace detail {
-
-namespace {
 
 // c10's is_non_overlapping_and_dense: the elements tile one block of memory exactly, in some
 // order of the dimensions (a transposed matrix does; a strided slice or an expanded tensor does not).
@@ -34,6 +33,8 @@ bool non_overlapping_and_dense(const Shape& shape, const Strides& strides) {
   }
   return true;
 }
+
+namespace {
 
 // ATen's infer_dense_strides: compact strides that keep the order of the input's dimensions in
 // memory. Insertion sort where stride-0 dims compare as "ambiguous" and so stay where they are.
@@ -210,7 +211,10 @@ Tensor& Tensor::zero_() {
   detail::check_cpu(*this, "zero_");
   detail::check_inplace(*this, "zero_");
   check_no_internal_overlap(*this, "zero_");
-  detail::copy_into(*this, detail::scalar_to_tensor(0, dtype()));
+  // Zero is all bits 0 in every dtype: a dense block (contiguous or a transpose) is one memset
+  // (zero_grad does this to every .grad); any other view goes through the strided copy.
+  if (!detail::non_overlapping_and_dense(shape(), strides())) detail::copy_into(*this, detail::scalar_to_tensor(0, dtype()));
+  else if (nbytes() > 0) std::memset(raw_data_ptr(), 0, nbytes());
   storage()->bump_version();
   return *this;
 }

@@ -48,6 +48,9 @@ Tensor checked_scalar_to_tensor(const Scalar& s, DType dtype, const char* op);
 /// Uninitialised tensor shaped like `like`, keeping its strides when they tile memory densely
 /// (PyTorch's preserve_format, used by clone/to/empty_like), else row-major.
 Tensor empty_preserving_strides(const Tensor& like, DType dtype);
+/// c10's is_non_overlapping_and_dense: the elements tile one block of memory exactly, in some order
+/// of the dimensions (a contiguous or transposed matrix does; a strided slice or an expand does not).
+bool non_overlapping_and_dense(const Shape& shape, const Strides& strides);
 /// True when two elements of `t` share one memory location (a stride-0 dimension of size > 1, as
 /// expand makes): writing into it in place would be ambiguous, so in-place ops refuse. A tensor
 /// with no elements has nothing to write and never overlaps (zeros({1, 0, 4}).expand({3, 0, 4})).

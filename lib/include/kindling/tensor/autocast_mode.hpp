@@ -4,6 +4,8 @@
 /// kd::amp::AutocastGuard). Under autocast an op of the lower-precision list (matmul, linear,
 /// conv2d) casts its float32 inputs to the autocast dtype, and an op of the float32 list (the
 /// losses) casts its float16/bfloat16 inputs to float32, as torch.autocast does.
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "kindling/tensor/storage.hpp"
@@ -60,6 +62,16 @@ struct AutocastCopyStats {
 /// weight has a persistent 16-bit copy, writes weight.to(dtype) into it and marks it fresh. Returns
 /// whether there was one. Bit-identical to the cast the next region would otherwise do.
 bool refresh_autocast_copy(const Tensor& weight);
+/// The same, fused with the optimizer's update: if the weight has a persistent 16-bit copy (and
+/// both are contiguous), calls update(begin, end) over chunks of the weight's elements, each chunk
+/// cast into the copy right after its update while it is still in cache, then bumps the weight's
+/// version and marks the copy fresh. Returns false, calling nothing, when there is no such copy
+/// (the caller then updates the whole weight, bumps its version and calls refresh_autocast_copy).
+/// Elements [begin, end) of a contiguous tensor as a 1-d view without autograd (an undefined
+/// tensor stays undefined): the chunks an optimizer's update takes.
+Tensor flat_range(const Tensor& t, std::int64_t begin, std::int64_t end);
+bool update_refreshing_autocast_copy(const Tensor& weight,
+                                     const std::function<void(std::int64_t begin, std::int64_t end)>& update);
 void clear_autocast_weight_copies();
 std::size_t autocast_weight_copies_size();
 AutocastCopyStats autocast_copy_stats();

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/internal.hpp"
@@ -74,6 +75,9 @@ void Adagrad::step() {
         adagrad_update<T>(p.data_ptr<T>(), g.data_ptr<T>(), s.sum.data_ptr<T>(), p.numel(), o, s.step);
       });
       p.storage()->bump_version();
+      // Chapter 6: autocast's bfloat16 copy of p (if any) is refreshed now, not cast again
+      // at the next forward.
+      kindling::detail::refresh_autocast_copy(p);
     }
   }
 }

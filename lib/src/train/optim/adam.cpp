@@ -91,13 +91,20 @@ void AdamBase::step() {
       }
       // The CPU update below reads host pointers: never hand it device memory.
       if (!p.device().is_cpu() || !g.device().is_cpu()) device_refused(p, decoupled_);
-      // Chapter 5's exercise 2 (train/pieces.hpp).
-      detail::adam_step(p, g, s.exp_avg, s.exp_avg_sq, s.max_exp_avg_sq, o, s.step,
-                        decoupled_);
-      p.storage()->bump_version();
-      // Chapter 6: autocast's bfloat16 copy of p (if any) is refreshed
-      // now, while p is in cache, not cast again at the next forward.
-      kindling::detail::refresh_autocast_copy(p);
+      // Chapter 5's exercise 2 (train/pieces.hpp). Chapter 6: when autocast keeps a
+      // bfloat16 copy of p, the update runs chunk by chunk and each chunk is cast
+      // into the copy while it is in cache, not cast again at the next forward.
+      auto update = [&](std::int64_t b, std::int64_t e) {
+        using kindling::detail::flat_range;
+        detail::adam_step(flat_range(p, b, e), flat_range(g, b, e), flat_range(s.exp_avg, b, e),
+                          flat_range(s.exp_avg_sq, b, e), flat_range(s.max_exp_avg_sq, b, e), o,
+                          s.step, decoupled_);
+      };
+      if (!kindling::detail::update_refreshing_autocast_copy(p, update)) {
+        detail::adam_step(p, g, s.exp_avg, s.exp_avg_sq, s.max_exp_avg_sq, o, s.step,
+                          decoupled_);
+        p.storage()->bump_version();
+      }
     }
   }
 }

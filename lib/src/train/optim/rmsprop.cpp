@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "kindling/autograd/grad_mode.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/internal.hpp"
@@ -92,6 +93,9 @@ void RMSprop::step() {
                           o.momentum > 0 ? s.momentum_buffer.data_ptr<T>() : nullptr, p.numel(), o);
       });
       p.storage()->bump_version();
+      // Chapter 6: autocast's bfloat16 copy of p (if any) is refreshed now, not cast again
+      // at the next forward.
+      kindling::detail::refresh_autocast_copy(p);
     }
   }
 }

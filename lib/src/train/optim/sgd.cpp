@@ -55,12 +55,17 @@ void SGD::step() {
       Tensor& buf = momentum_buffer_[gi][i];
       const bool first = o.momentum != 0 && !buf.defined();
       if (first) buf = empty_like(p);
-      // Chapter 5's exercise 1 (train/pieces.hpp).
-      detail::sgd_step(p, g, buf, o, first);
-      p.storage()->bump_version();
-      // Chapter 6: autocast's bfloat16 copy of p (if any) is refreshed
-      // now, while p is in cache, not cast again at the next forward.
-      kindling::detail::refresh_autocast_copy(p);
+      // Chapter 5's exercise 1 (train/pieces.hpp). Chapter 6: when autocast keeps a
+      // bfloat16 copy of p, the update runs chunk by chunk and each chunk is cast
+      // into the copy while it is in cache, not cast again at the next forward.
+      auto update = [&](std::int64_t b, std::int64_t e) {
+        using kindling::detail::flat_range;
+        detail::sgd_step(flat_range(p, b, e), flat_range(g, b, e), flat_range(buf, b, e), o, first);
+      };
+      if (!kindling::detail::update_refreshing_autocast_copy(p, update)) {
+        detail::sgd_step(p, g, buf, o, first);
+        p.storage()->bump_version();
+      }
     }
   }
 }
