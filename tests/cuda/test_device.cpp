@@ -81,6 +81,32 @@ TEST_CASE("device: tensors move to the emulated cuda:0 and back, contiguous or n
   REQUIRE(idx.to(kCuda).cpu().to_vector<std::int64_t>() == std::vector<std::int64_t>{3, 1, 4});
 }
 
+TEST_CASE("device: copy_ writes across devices: host to device, device to host, device to device") {
+  need_emulated_device();
+  kd::manual_seed(0);
+  const kd::Tensor x = kd::randn({3, 4});
+  kd::Tensor dev = kd::zeros({3, 4}).to(kCuda);
+  const std::uint64_t v0 = dev.version();
+  dev.copy_(x);  // host -> device, in place: the same device tensor, a new version
+  REQUIRE(dev.device() == kCuda);
+  CHECK(dev.version() > v0);
+  CHECK(dev.cpu().to_vector<float>() == x.to_vector<float>());
+  kd::Tensor host = kd::zeros({4, 3});
+  host.copy_(dev.t());  // device (a transposed view) -> host
+  CHECK(host.to_vector<float>() == x.t().contiguous().to_vector<float>());
+  kd::Tensor dev2 = kd::zeros({3, 4}, {.dtype = kd::kFloat64}).to(kCuda);
+  dev2.copy_(dev);  // device -> device, converting the dtype
+  CHECK(dev2.cpu().to_vector<double>() == x.to(kd::kFloat64).to_vector<double>());
+  dev.copy_(kd::ones({4}));  // a broadcast source
+  CHECK(dev.cpu().to_vector<float>() == std::vector<float>(12, 1.0f));
+  // Refused, with the reason: a broadcast that does not fit, a non-contiguous device destination.
+  CHECK_THROWS_WITH(dev.copy_(kd::ones({5})), Catch::Contains("cannot be broadcast"));
+  kd::Tensor wide = kd::zeros({4, 3}).to(kCuda);
+  kd::Tensor view = wide.t();
+  CHECK_THROWS_AS(view.copy_(x), kd::DeviceError);
+  CHECK_THROWS_WITH(view.copy_(x), Catch::Contains("not contiguous") && Catch::Contains("cuda:0"));
+}
+
 TEST_CASE("device: mixing devices names the op and both devices") {
   need_emulated_device();
   const kd::Tensor a = kd::ones({2, 3}).to(kCuda), b = kd::ones({2, 3});

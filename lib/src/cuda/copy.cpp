@@ -33,6 +33,11 @@ Tensor to_host(const Tensor& device_src) {
   return copy_strided_to_host(device_src, detail::active_backend()->to_host);
 }
 
+// dst: contiguous on the device; src: contiguous on the host, same dtype and numel (copy_ checks).
+void upload_into(const Tensor& device_dst, const Tensor& cpu_src) {
+  detail::active_backend()->to_device(device_dst.raw_data_ptr(), cpu_src.raw_data_ptr(), cpu_src.nbytes());
+}
+
 }  // namespace
 
 namespace detail {
@@ -43,7 +48,7 @@ void install(const Backend* backend) {
   install_allocator(backend);
   install_pinned_memory();
   install_device_ops();
-  kindling::detail::register_device_copy(DeviceType::CUDA, {to_device, to_host});
+  kindling::detail::register_device_copy(DeviceType::CUDA, {to_device, to_host, upload_into});
 }
 }  // namespace detail
 

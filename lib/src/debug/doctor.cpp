@@ -45,19 +45,22 @@ std::string num(double v) {
   return buf;
 }
 
-// Everything the experiments may change.
+// A copy on the host that nothing else shares (a device tensor is copied down; a CPU one cloned).
+Tensor host_copy(const Tensor& t) { return t.device().is_cpu() ? t.detach().clone() : t.detach().cpu(); }
+
+// Everything the experiments may change (kept on the host; put back with copy_, on any device).
 class Snapshot {
  public:
   explicit Snapshot(nn::Module& m) : model_(m) {
     autograd::NoGradGuard no_grad;
     for (const Tensor& p : m.parameters()) {
       params_.push_back(p);
-      values_.push_back(p.detach().clone());
-      grads_.push_back(p.grad().defined() ? p.grad().clone() : Tensor());
+      values_.push_back(host_copy(p));
+      grads_.push_back(p.grad().defined() ? host_copy(p.grad()) : Tensor());
     }
     for (const Tensor& b : m.buffers()) {
       buffers_.push_back(b);
-      buffer_values_.push_back(b.clone());
+      buffer_values_.push_back(host_copy(b));
     }
     for (nn::Module* sub : m.modules()) modes_.push_back({sub, sub->is_training()});
   }
@@ -66,7 +69,8 @@ class Snapshot {
     for (std::size_t i = 0; i < params_.size(); ++i) {
       Tensor p = params_[i];
       p.copy_(values_[i]);
-      p.set_grad(grads_[i].defined() ? grads_[i].clone() : Tensor());
+      const Tensor& g = grads_[i];
+      p.set_grad(!g.defined() ? Tensor() : p.device().is_cpu() ? g.clone() : g.to(p.device()));
     }
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       Tensor b = buffers_[i];
@@ -101,7 +105,7 @@ double run_steps(nn::Module& model, const LossFn& loss, optim::Optimizer& opt, c
 // The share of a ReLU's units that are 0 for every sample of the batch. out: [batch, ...]
 double dead_share(const Tensor& out) {
   if (out.dim() < 1 || out.size(0) == 0 || out.numel() == 0) return 0;
-  Tensor c = out.detach().contiguous().to(kFloat64);
+  Tensor c = out.detach().cpu().contiguous().to(kFloat64);
   const double* v = c.data_ptr<double>();
   const std::int64_t b = c.size(0), units = c.numel() / b;
   std::int64_t dead = 0;
@@ -203,7 +207,7 @@ DoctorReport doctor(nn::Module& model, const LossFn& loss, const MakeOptimizer& 
           "run the forward under kd::autograd::DetectAnomalyGuard({.check_forward = true}) to find the op");
   }
   if (out.dim() == 2 && out.size(1) > 1 && os.finite()) {
-    Tensor c = out.detach().contiguous().to(kFloat64);
+    Tensor c = out.detach().cpu().contiguous().to(kFloat64);
     const double* v = c.data_ptr<double>();
     const std::int64_t b = c.size(0), k = c.size(1);
     bool probs = true;

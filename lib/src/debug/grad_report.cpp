@@ -13,7 +13,8 @@ TensorStats tensor_stats(const Tensor& t) {
   if (!t.defined()) return s;
   s.numel = t.numel();
   if (s.numel == 0) return s;
-  Tensor c = t.detach().contiguous();
+  // A device tensor is read from a host copy: its memory is not the host's to read.
+  Tensor c = t.detach().cpu().contiguous();
   if (c.dtype() != kFloat64) c = c.to(kFloat64);  // every dtype, integers included, widens exactly
   const double* x = c.data_ptr<double>();
   double sum = 0, sq = 0;

@@ -164,16 +164,55 @@ Tensor Tensor::to(const TensorOptions& options) const {
   return to(options.dtype).to(options.device);
 }
 
-Tensor& Tensor::copy_(const Tensor& src) {
-  detail::check_cpu(*this, "copy_");
-  detail::check_cpu(src, "copy_");
-  detail::check_inplace(*this, "copy_");
-  const Shape b = broadcast_shapes(shape(), src.shape(), "copy_");
-  if (b != shape()) {
+namespace {
+void check_copy_shapes(const Tensor& dst, const Tensor& src) {
+  const Shape b = broadcast_shapes(dst.shape(), src.shape(), "copy_");
+  if (b != dst.shape()) {
     throw ShapeError("copy_: the source of shape " + shape_str(src.shape()) +
-                     " cannot be broadcast to the destination's shape " + shape_str(shape()) +
+                     " cannot be broadcast to the destination's shape " + shape_str(dst.shape()) +
                      ". Hint: the source may have fewer or size-1 dimensions, never more or larger ones.");
   }
+}
+
+// copy_ with a device on either side: through the host. The source comes to the host (to_host),
+// is broadcast and converted there into a staging tensor laid out like the destination, which goes
+// up in one copy (upload_into). Correct for every pair; the speed of a real device-to-device copy
+// is chapter 8's business, not this one's.
+void copy_across_devices(Tensor& dst, const Tensor& src) {
+  const Tensor host_src = src.device().is_cpu() ? src : src.cpu();
+  if (dst.device().is_cpu()) {
+    dst.copy_(host_src);
+    return;
+  }
+  const auto& hooks = detail::device_copy(dst.device().type);
+  if (!hooks.upload_into) {
+    throw DeviceError("copy_: cannot write into a tensor on " + dst.device().str() + ": no " +
+                      dst.device().str() + " device is set up. Hint: link kindling_cuda (chapter 8) and "
+                      "check kd::cuda::is_available().");
+  }
+  if (!dst.is_contiguous()) {
+    throw DeviceError("copy_: the destination on " + dst.device().str() + " (shape " + shape_str(dst.shape()) +
+                      ") is not contiguous, and only a contiguous device tensor can be written from the host. "
+                      "Hint: copy into a contiguous tensor (t = t.contiguous()) first.");
+  }
+  Tensor staged = detail::make_tensor(dst.shape(), dst.dtype());
+  staged.copy_(host_src);  // broadcast and dtype conversion on the host
+  hooks.upload_into(dst, staged);
+}
+}  // namespace
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  detail::check_defined(*this, "copy_");
+  detail::check_defined(src, "copy_");
+  if (!device().is_cpu() || !src.device().is_cpu()) {
+    detail::check_inplace(*this, "copy_");
+    check_copy_shapes(*this, src);
+    copy_across_devices(*this, src);
+    storage()->bump_version();
+    return *this;
+  }
+  detail::check_inplace(*this, "copy_");
+  check_copy_shapes(*this, src);
   check_no_internal_overlap(*this, "copy_");
   if (shares_storage(src)) {
     // Writing a tensor into an overlapping view of itself (x.copy_(x.t())) would read values it has
