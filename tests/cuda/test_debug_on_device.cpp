@@ -9,25 +9,17 @@
 #include <cstdlib>
 
 #include "kindling/cuda.hpp"
+#include "skip.hpp"
 #include "kindling/debug.hpp"
 #include "kindling/optim/adam.hpp"
 #include "kindling/train.hpp"
 
 namespace kd = kindling;
 namespace kc = kindling::cuda;
+using kc::testing::need_emulated_device;
 namespace dbg = kindling::debug;
 
 namespace {
-
-// ctest counts exit code 77 as skipped (tests/CMakeLists.txt).
-void need_emulated_device() {
-  if (kc::device_count() > 0) {
-    std::printf("SKIPPED: a real GPU is visible: the emulated device is for machines without one\n");
-    std::fflush(stdout);
-    std::_Exit(77);
-  }
-  kc::use_emulated_device();
-}
 
 struct Net : kd::nn::Module {
   kd::nn::Linear fc1{20, 16};

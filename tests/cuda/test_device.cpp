@@ -8,33 +8,19 @@
 #include <vector>
 
 #include "kindling/cuda.hpp"
+#include "skip.hpp"
 #include "kindling/nn.hpp"
 #include "kindling/tensor.hpp"
 #include "sanitizers.hpp"
 
 namespace kd = kindling;
 namespace kc = kindling::cuda;
+using kc::testing::need_emulated_device;
+using kc::testing::need_gpu;
+using kc::testing::skip;
 using Catch::Matchers::Contains;
 
 namespace {
-
-// CTest runs every test case in its own process and counts exit code 77 as "skipped"
-// (tests/CMakeLists.txt sets SKIP_RETURN_CODE for test_cuda).
-void skip(const std::string& why) {
-  std::printf("SKIPPED: %s\n", why.c_str());
-  std::fflush(stdout);
-  std::_Exit(77);
-}
-
-void need_gpu() {
-  if (!kc::is_available()) skip("no usable CUDA device: " + kc::unavailable_reason());
-}
-
-void need_emulated_device() {
-  if (kc::device_count() > 0)
-    skip("a real GPU is visible: the emulated device is for machines without one");
-  kc::use_emulated_device();
-}
 
 const kd::Device kCuda = kd::Device::parse("cuda");
 

@@ -8,27 +8,19 @@
 #include <string>
 
 #include "kindling/cuda.hpp"
+#include "skip.hpp"
 #include "kindling/data.hpp"
 #include "kindling/tensor.hpp"
 
 namespace kd = kindling;
 namespace kc = kindling::cuda;
+using kc::testing::need_emulated_device;
+using kc::testing::skip;
 using Catch::Matchers::Contains;
 
 namespace {
 
 // CTest runs every test case in its own process; exit code 77 is "skipped" (tests/CMakeLists.txt).
-void skip(const std::string& why) {
-  std::printf("SKIPPED: %s\n", why.c_str());
-  std::fflush(stdout);
-  std::_Exit(77);
-}
-
-void need_emulated_device() {
-  if (kc::device_count() > 0) skip("a real GPU is visible: the emulated device is for machines without one");
-  kc::use_emulated_device();
-}
-
 const kd::Device kCuda = kd::Device::parse("cuda");
 
 }  // namespace

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "kindling/cuda.hpp"
+#include "skip.hpp"
 #include "kindling/optim/adam.hpp"
 #include "kindling/train.hpp"
 
 namespace kd = kindling;
 namespace kc = kindling::cuda;
+using kc::testing::need_emulated_device;
 
 namespace {
 
@@ -28,16 +30,6 @@ struct SimpleNet : kd::nn::Module {
   }
   kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }
 };
-
-// ctest counts exit code 77 as skipped (tests/CMakeLists.txt).
-void need_emulated_device() {
-  if (kc::device_count() > 0) {
-    std::printf("SKIPPED: a real GPU is visible: the emulated device is for machines without one\n");
-    std::fflush(stdout);
-    std::_Exit(77);
-  }
-  kc::use_emulated_device();
-}
 
 void require_close(const kd::Tensor& got, const kd::Tensor& want, double rtol, double atol) {
   const std::vector<float> a = got.cpu().contiguous().to_vector<float>(), b = want.contiguous().to_vector<float>();
