@@ -12,6 +12,7 @@
 #include "kindling/autograd/hooks.hpp"
 #include "kindling/autograd/node.hpp"
 #include "autograd/engine_hooks.hpp"
+#include "autograd/user_line.hpp"
 #include "tensor/dispatch.hpp"
 
 namespace kindling::autograd {
@@ -78,6 +79,7 @@ CreationTrace current_trace() {
     trace.call_site = t_calls.back().where;
     trace.has_call_site = true;
   } else {
+    trace.stack = detail::capture_stack();
     std::lock_guard lock(g_site_mutex);
     trace.enabled_at = g_site;
     trace.has_enabled_at = g_has_site;
@@ -86,6 +88,10 @@ CreationTrace current_trace() {
 }
 
 std::string CreationTrace::str() const {
+  if (!has_call_site && !stack.empty()) {
+    const std::string line = detail::user_line(stack);
+    if (!line.empty()) return "created outside any module call, at " + line;
+  }
   if (!has_call_site && has_enabled_at)
     return "created outside any module call, below the line that turned anomaly mode on (" +
            location_str(enabled_at) + ")";

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kindling/tensor/error.hpp"
 #include "kindling/tensor/source_location.hpp"
@@ -65,7 +66,13 @@ struct CreationTrace {
   /// Outside any module call: where anomaly mode was turned on (the op is below that line).
   SourceLocation enabled_at;
   bool has_enabled_at = false;
-  std::string str() const;  ///< "created in SimpleNet > Linear, called at net.cpp:12 (forward)"
+  /// Outside any module call: the call stack's return addresses when the node was made; str()
+  /// finds the program's own line in them (when the program has line tables, -g1 or more).
+  std::vector<void*> stack;
+  /// "created in SimpleNet > Linear, called at net.cpp:12"; outside a module call "created
+  /// outside any module call, at loss.cpp:30" (or, without line tables, below the line that
+  /// turned anomaly mode on).
+  std::string str() const;
 };
 
 /// Pushes one module call onto this thread's call stack while anomaly mode is on
