@@ -96,9 +96,9 @@ void AdamBase::step() {
       // into the copy while it is in cache, not cast again at the next forward.
       auto update = [&](std::int64_t b, std::int64_t e) {
         using kindling::detail::flat_range;
-        detail::adam_step(flat_range(p, b, e), flat_range(g, b, e), flat_range(s.exp_avg, b, e),
-                          flat_range(s.exp_avg_sq, b, e), flat_range(s.max_exp_avg_sq, b, e), o,
-                          s.step, decoupled_);
+        detail::adam_step(flat_range(p, b, e), flat_range(g, b, e),
+                          flat_range(s.exp_avg, b, e), flat_range(s.exp_avg_sq, b, e),
+                          flat_range(s.max_exp_avg_sq, b, e), o, s.step, decoupled_);
       };
       if (!kindling::detail::update_refreshing_autocast_copy(p, update)) {
         detail::adam_step(p, g, s.exp_avg, s.exp_avg_sq, s.max_exp_avg_sq, o, s.step,

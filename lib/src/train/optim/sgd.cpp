@@ -60,7 +60,8 @@ void SGD::step() {
       // into the copy while it is in cache, not cast again at the next forward.
       auto update = [&](std::int64_t b, std::int64_t e) {
         using kindling::detail::flat_range;
-        detail::sgd_step(flat_range(p, b, e), flat_range(g, b, e), flat_range(buf, b, e), o, first);
+        detail::sgd_step(flat_range(p, b, e), flat_range(g, b, e),
+                         flat_range(buf, b, e), o, first);
       };
       if (!kindling::detail::update_refreshing_autocast_copy(p, update)) {
         detail::sgd_step(p, g, buf, o, first);
