@@ -120,7 +120,7 @@ bench: build
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:check_initialization_order=1:strict_init_order=1:allocator_may_return_null=1 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: deps
-	@cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINDLING_SANITIZE=ON \
+	@cmake -S . -B $(BUILD)-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINDLING_SANITIZE=ON -DKINDLING_TEST_TIMEOUT=600 \
 	  -DKINDLING_NATIVE=$(NATIVE) >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	@cd $(BUILD)-asan && $(SAN_ENV) ctest -j $(JOBS) -L "unit|parity" --output-on-failure
@@ -141,8 +141,9 @@ tsan: deps
 ## FUZZ_TARGETS="npy csv" picks some. What they discover stays in $(BUILD)-clang/fuzz/.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?=
+# Sanitized tests run several times slower (the kernel emulator's fibers most): 600 s per test, not 120.
 CLANG_FLAGS := -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-               -DKINDLING_FUZZ=ON -DKINDLING_BUILD_BOOK_PROGRAMS=OFF
+               -DKINDLING_FUZZ=ON -DKINDLING_BUILD_BOOK_PROGRAMS=OFF -DKINDLING_TEST_TIMEOUT=600
 clang-configure: deps
 	@cmake -S . -B $(BUILD)-clang -G Ninja $(CLANG_FLAGS) -DKINDLING_NATIVE=$(NATIVE) >/dev/null
 

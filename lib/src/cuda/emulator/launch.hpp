@@ -27,6 +27,7 @@ struct Fiber {
   bool started = false;
   Site site;  // where it waits (barrier or shuffle)
   void* fake_stack = nullptr; // ASan's bookkeeping while switched out
+  char* low_water = nullptr;   // ASan: the deepest point of the stack seen at a switch
   // A pending shuffle.
   unsigned shfl_mask = 0;
   std::uint64_t shfl_bits = 0, shfl_result = 0;
