@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "kindling/cuda.hpp"
-#include "skip.hpp"
+#include "helpers.hpp"
 #include "kindling/debug.hpp"
 #include "kindling/optim/adam.hpp"
 #include "kindling/train.hpp"

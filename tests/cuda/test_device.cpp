@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kindling/cuda.hpp"
-#include "skip.hpp"
+#include "helpers.hpp"
 #include "kindling/nn.hpp"
 #include "kindling/tensor.hpp"
 #include "sanitizers.hpp"
@@ -194,9 +194,7 @@ TEST_CASE("device: two Linear layers with ReLU, forward and backward, run on dev
   dy.backward(g.to(kCuda));
   auto close = [](const kd::Tensor& got, const kd::Tensor& want) {
     REQUIRE(got.device() == kCuda);
-    const std::vector<float> a = got.cpu().to_vector<float>(), b = want.detach().contiguous().to_vector<float>();
-    REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(std::abs(a[i] - b[i]) <= 1e-5 + 1e-5 * std::abs(b[i]));
+    kc::testing::require_close(got, want, 1e-5, 1e-5);
   };
   close(dy, y);
   const std::vector<const kd::Tensor*> cpu = {&x, &w1, &b1, &w2, &b2};
@@ -220,9 +218,7 @@ TEST_CASE("device: nn::Linear (addmm) moved with to(device) runs forward and bac
   dy.backward(g.to(kCuda));
   auto close = [](const kd::Tensor& got, const kd::Tensor& want) {
     REQUIRE(got.device() == kCuda);
-    const std::vector<float> a = got.cpu().to_vector<float>(), b = want.detach().contiguous().to_vector<float>();
-    REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(std::abs(a[i] - b[i]) <= 1e-5 + 1e-5 * std::abs(b[i]));
+    kc::testing::require_close(got, want, 1e-5, 1e-5);
   };
   close(dy, y);
   close(dev.weight.grad(), cpu.weight.grad());

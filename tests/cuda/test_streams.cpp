@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kindling/cuda.hpp"
-#include "skip.hpp"
+#include "helpers.hpp"
 #include "kindling/data.hpp"
 #include "kindling/tensor.hpp"
 

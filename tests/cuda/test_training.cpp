@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "kindling/cuda.hpp"
-#include "skip.hpp"
+#include "helpers.hpp"
 #include "kindling/optim/adam.hpp"
 #include "kindling/train.hpp"
 
 namespace kd = kindling;
 namespace kc = kindling::cuda;
 using kc::testing::need_emulated_device;
+using kc::testing::require_close;
 
 namespace {
 
@@ -31,14 +32,6 @@ struct SimpleNet : kd::nn::Module {
   kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }
 };
 
-void require_close(const kd::Tensor& got, const kd::Tensor& want, double rtol, double atol) {
-  const std::vector<float> a = got.cpu().contiguous().to_vector<float>(), b = want.contiguous().to_vector<float>();
-  REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    INFO("element " << i << ": got " << a[i] << ", want " << b[i]);
-    REQUIRE(std::abs(double(a[i]) - double(b[i])) <= atol + rtol * std::abs(double(b[i])));
-  }
-}
 
 }  // namespace
 

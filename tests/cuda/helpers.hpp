@@ -1,0 +1,44 @@
+#pragma once
+// test_cuda's shared helpers. How its cases skip: CTest runs every test case in its own process and
+// counts exit code 77 as "skipped" (tests/CMakeLists.txt sets SKIP_RETURN_CODE for test_cuda).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kindling/cuda.hpp"
+
+namespace kindling::cuda::testing {
+
+[[noreturn]] inline void skip(const std::string& why) {
+  std::printf("SKIPPED: %s\n", why.c_str());
+  std::fflush(stdout);
+  std::_Exit(77);
+}
+
+/// A real device, or skip.
+inline void need_gpu() {
+  if (!is_available()) skip("no usable CUDA device: " + unavailable_reason());
+}
+
+/// The emulated cuda:0 (only where no real GPU is visible), or skip.
+inline void need_emulated_device() {
+  if (device_count() > 0) skip("a real GPU is visible: the emulated device is for machines without one");
+  use_emulated_device();
+}
+
+/// Every element of `got` (on any device) within atol + rtol * |want| of `want`'s.
+inline void require_close(const Tensor& got, const Tensor& want, double rtol, double atol) {
+  const std::vector<float> a = got.cpu().contiguous().to_vector<float>();
+  const std::vector<float> b = want.detach().cpu().contiguous().to_vector<float>();
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("element " << i << ": got " << a[i] << ", want " << b[i]);
+    REQUIRE(std::abs(double(a[i]) - double(b[i])) <= atol + rtol * std::abs(double(b[i])));
+  }
+}
+
+}  // namespace kindling::cuda::testing
