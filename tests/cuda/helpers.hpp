@@ -30,6 +30,12 @@ inline void need_emulated_device() {
   use_emulated_device();
 }
 
+/// A device to run on: the GPU where one is visible, else the emulated cuda:0. For tests whose
+/// expectations hold on both (compared with the CPU, not with the emulator's own bits).
+inline void use_any_device() {
+  if (!is_available()) use_emulated_device();
+}
+
 /// Every element of `got` (on any device) within atol + rtol * |want| of `want`'s.
 inline void require_close(const Tensor& got, const Tensor& want, double rtol, double atol) {
   const std::vector<float> a = got.cpu().contiguous().to_vector<float>();

@@ -10,6 +10,7 @@
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/error.hpp"
+#include "tensor/device_ops.hpp"
 
 namespace kindling::amp {
 namespace {
@@ -40,10 +41,10 @@ GradScaler::PerOptimizer& GradScaler::state_of(const optim::Optimizer& optimizer
 
 Tensor GradScaler::scale(const Tensor& outputs) {
   if (!options_.enabled) return outputs;
-  // A float32 tensor of shape [1], as PyTorch keeps it: the product is float32 even for a
-  // float16 loss (a float16 65536 would already be inf).
+  // A float32 tensor of shape [1] on the outputs' device, as PyTorch keeps it: the product is
+  // float32 even for a float16 loss (a float16 65536 would already be inf).
   const Tensor s = full({1}, static_cast<double>(scale_), {.dtype = kFloat32});
-  return outputs * s;
+  return outputs * (outputs.device().is_cpu() ? s : s.to(outputs.device()));
 }
 
 void GradScaler::unscale_(optim::Optimizer& optimizer) {
@@ -70,7 +71,14 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
                          shape_str(p.shape()) + "): attempting to unscale FP16 gradients. Hint: keep the "
                          "parameters in float32 and let autocast run the ops in float16.");
       }
-      found |= detail::unscale_and_check(grad, inv_scale);  // ch06.ex1
+      // On a device: its unscale kernel (PyTorch's _amp_foreach_non_finite_check_and_unscale_).
+      const auto* dev = kindling::detail::device_ops(grad);
+      if (dev && dev->unscale_and_check && grad.dtype() == kFloat32 && grad.is_contiguous()) {
+        found |= dev->unscale_and_check(grad, inv_scale);
+        grad.storage()->bump_version();  // written in place, as the CPU's unscale does
+      } else {
+        found |= detail::unscale_and_check(grad, inv_scale);  // ch06.ex1
+      }
     }
   }
   st.found_inf = found;

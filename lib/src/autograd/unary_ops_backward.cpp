@@ -106,8 +106,10 @@ struct Relu : Function<Relu> {
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
     // On a device: its threshold_backward kernel (tensor/device_ops.hpp).
-    if (const auto* dev = kindling::detail::device_ops(y); dev && dev->relu_backward && y.dtype() == kFloat32 &&
-        grad[0].device() == y.device() && plain_backward(grad[0], y))
+    // (16-bit too: the device kernel takes float16/bfloat16, which the CPU's fused loop does not.)
+    if (const auto* dev = kindling::detail::device_ops(y);
+        dev && dev->relu_backward && kindling::detail::device_float(y.dtype()) && grad[0].device() == y.device() &&
+        !kindling::detail::grad_mode_enabled() && grad[0].dtype() == y.dtype() && grad[0].shape() == y.shape())
       return {dev->relu_backward(grad[0], y)};
     if (plain_backward(grad[0], y))  // threshold_backward: one loop, no mask tensor
       return {fused_grad(grad[0], y, "threshold_backward", [](auto g, auto v) { return v > 0 ? g : decltype(g)(0); })};

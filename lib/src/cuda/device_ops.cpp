@@ -1,10 +1,11 @@
 // The ops a training step needs on the device, registered in the tensor layer's dispatch table
 // (tensor/device_ops.hpp) when a device is set up: each runs one of the chapter's kernels, on
 // the GPU (kc::gpu) or on the kernel emulator (kc::emulated), never a copy to the host.
-// The kernels take contiguous float32 memory: the elementwise kernel reads any strides, and the
-// matmul's operands are made contiguous on the device through it; any other operand in another
-// layout is refused with a DeviceError (there is no general device contiguous() yet), so nothing
-// is silently wrong.
+// The kernels take contiguous float32 memory -- and, for chapter 6's autocast, float16 and
+// bfloat16 (relu, its gradient, the column sum, + - * /, the matmul, the casts between them): the
+// elementwise kernel reads any strides, and the matmul's operands are made contiguous on the device
+// through it; any other operand in another layout or dtype is refused with a DeviceError (there is
+// no general device contiguous() yet), so nothing is silently wrong.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -34,47 +35,106 @@ void check_operand(const Tensor& t, const char* op) {
                       "or call .cpu() first.");
 }
 
-// A new contiguous float32 tensor on `like`'s device.
+// The dtypes with device kernels: float32, and the two 16-bit dtypes of autocast.
+bool has_kernels(DType d) { return d == kFloat32 || d == kFloat16 || d == kBFloat16; }
+
+// A contiguous float32, float16 or bfloat16 operand; `like`, when given, must have its dtype.
+void check_float_operand(const Tensor& t, const char* op, const Tensor* like = nullptr) {
+  if (!has_kernels(t.dtype()) || !t.is_contiguous() || (like && like->dtype() != t.dtype()))
+    throw DeviceError(std::string(op) + ": the " + t.device().str() + " kernel takes contiguous float32, float16 "
+                      "or bfloat16 tensors (all of one dtype), got " + dtype_name(t.dtype()) +
+                      (like ? std::string(" with ") + dtype_name(like->dtype()) : std::string()) + " of shape " +
+                      shape_str(t.shape()) + " and strides " + shape_str(t.strides()) +
+                      ". Hint: make it contiguous on the CPU before moving it, or call .cpu() first.");
+}
+
+// A new contiguous tensor on `like`'s device, in `like`'s dtype unless told.
 Tensor empty_on(const Shape& shape, const Tensor& like) {
-  return kindling::detail::make_tensor(shape, kFloat32, like.device());
+  return kindling::detail::make_tensor(shape, like.dtype(), like.device());
+}
+Tensor empty_on(const Shape& shape, const Tensor& like, DType dtype) {
+  return kindling::detail::make_tensor(shape, dtype, like.device());
+}
+
+// Runs the kernel for t's dtype: f32(float*), f16(Half*) or bf16(BFloat16*) -- one of the three
+// names of a kernel family, each called with t's elements as its own pointer type.
+template <class F32, class F16, class BF16>
+void by_dtype(const Tensor& t, F32&& f32, F16&& f16, BF16&& bf16) {
+  switch (t.dtype()) {
+    case kFloat32: f32(float{}); return;
+    case kFloat16: f16(Half{}); return;
+    case kBFloat16: bf16(BFloat16{}); return;
+    default: throw DeviceError(std::string("device op: no kernel for ") + dtype_name(t.dtype()));
+  }
 }
 
 Tensor relu(const Tensor& x) {
-  check_operand(x, "relu");
+  check_float_operand(x, "relu");
   Tensor out = empty_on(x.shape(), x);
-  if (is_emulated())
-    emulated::relu(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());
-  else
-    gpu::relu(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());
+  const std::int64_t n = x.numel();
+  const bool emu = is_emulated();
+  by_dtype(
+      x,
+      [&](float) {
+        (emu ? emulated::relu : gpu::relu)(x.data_ptr<float>(), out.data_ptr<float>(), n);
+      },
+      [&](Half) {
+        (emu ? emulated::relu_half : gpu::relu_half)(x.data_ptr<Half>(), out.data_ptr<Half>(), n);
+      },
+      [&](BFloat16) {
+        (emu ? emulated::relu_bfloat16 : gpu::relu_bfloat16)(x.data_ptr<BFloat16>(), out.data_ptr<BFloat16>(), n);
+      });
   return out;
 }
 
 Tensor relu_backward(const Tensor& grad, const Tensor& out) {
-  check_operand(grad, "threshold_backward");
-  check_operand(out, "threshold_backward");
+  check_float_operand(out, "threshold_backward");
+  check_float_operand(grad, "threshold_backward", &out);
   Tensor dx = empty_on(out.shape(), out);
-  if (is_emulated())
-    emulated::relu_backward(grad.data_ptr<float>(), out.data_ptr<float>(), dx.data_ptr<float>(), out.numel());
-  else
-    gpu::relu_backward(grad.data_ptr<float>(), out.data_ptr<float>(), dx.data_ptr<float>(), out.numel());
+  const std::int64_t n = out.numel();
+  const bool emu = is_emulated();
+  by_dtype(
+      out,
+      [&](float) {
+        (emu ? emulated::relu_backward : gpu::relu_backward)(grad.data_ptr<float>(), out.data_ptr<float>(),
+                                                             dx.data_ptr<float>(), n);
+      },
+      [&](Half) {
+        (emu ? emulated::relu_backward_half : gpu::relu_backward_half)(grad.data_ptr<Half>(), out.data_ptr<Half>(),
+                                                                       dx.data_ptr<Half>(), n);
+      },
+      [&](BFloat16) {
+        (emu ? emulated::relu_backward_bfloat16 : gpu::relu_backward_bfloat16)(
+            grad.data_ptr<BFloat16>(), out.data_ptr<BFloat16>(), dx.data_ptr<BFloat16>(), n);
+      });
   return dx;
 }
 
-// x: [rows, cols] -> [cols]
+// x: [rows, cols] -> [cols] (16-bit: accumulated in float32, rounded once)
 Tensor sum_dim0(const Tensor& x) {
-  check_operand(x, "sum");
+  check_float_operand(x, "sum");
   const int rows = kernel_int(x.shape()[0], "sum"), cols = kernel_int(x.shape()[1], "sum");
   Tensor out = empty_on({x.shape()[1]}, x);
-  if (is_emulated())
-    emulated::column_sum(x.data_ptr<float>(), out.data_ptr<float>(), rows, cols);
-  else
-    gpu::column_sum(x.data_ptr<float>(), out.data_ptr<float>(), rows, cols);
+  const bool emu = is_emulated();
+  by_dtype(
+      x,
+      [&](float) {
+        (emu ? emulated::column_sum : gpu::column_sum)(x.data_ptr<float>(), out.data_ptr<float>(), rows, cols);
+      },
+      [&](Half) {
+        (emu ? emulated::column_sum_half : gpu::column_sum_half)(x.data_ptr<Half>(), out.data_ptr<Half>(), rows,
+                                                                 cols);
+      },
+      [&](BFloat16) {
+        (emu ? emulated::column_sum_bfloat16 : gpu::column_sum_bfloat16)(x.data_ptr<BFloat16>(),
+                                                                         out.data_ptr<BFloat16>(), rows, cols);
+      });
   return out;
 }
 
 // Elements of t's storage from its first element on: what a kernel may read through t's strides.
 std::int64_t readable(const Tensor& t) {
-  return static_cast<std::int64_t>(t.storage()->nbytes() / sizeof(float)) - t.storage_offset();
+  return static_cast<std::int64_t>(t.storage()->nbytes() / element_size(t.dtype())) - t.storage_offset();
 }
 
 // out = a op b over their broadcast shape, through the strided elementwise kernel (stride 0
@@ -95,14 +155,29 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const char* name
   // The kernel reads through the data pointers (which include the storage offsets).
   // `into` (contiguous, of the broadcast shape) receives the result in place: each output element
   // reads only the input elements at its own index, so out may be a itself.
+  if (!has_kernels(a.dtype()) || a.dtype() != b.dtype())
+    throw DeviceError(std::string(name) + ": the " + a.device().str() + " elementwise kernel takes two float32, "
+                      "float16 or bfloat16 tensors of one dtype, got " + dtype_name(a.dtype()) + " and " +
+                      dtype_name(b.dtype()) + ". Hint: convert one with .to(dtype) first.");
   Tensor out = into ? *into : empty_on(shape, a);
   if (out.numel() == 0) return out;
-  const float* pa = a.data_ptr<float>();
-  const float* pb = b.data_ptr<float>();
-  if (is_emulated())
-    emulated::binary(op, pa, readable(a), pb, readable(b), out.data_ptr<float>(), out.numel(), L);
-  else
-    gpu::binary(op, pa, readable(a), pb, readable(b), out.data_ptr<float>(), out.numel(), L);
+  const std::int64_t n = out.numel(), na = readable(a), nb = readable(b);
+  const bool emu = is_emulated();
+  by_dtype(
+      a,
+      [&](float) {
+        (emu ? emulated::binary : gpu::binary)(op, a.data_ptr<float>(), na, b.data_ptr<float>(), nb,
+                                               out.data_ptr<float>(), n, L);
+      },
+      [&](Half) {
+        (emu ? emulated::binary_half : gpu::binary_half)(op, a.data_ptr<Half>(), na, b.data_ptr<Half>(), nb,
+                                                         out.data_ptr<Half>(), n, L);
+      },
+      [&](BFloat16) {
+        (emu ? emulated::binary_bfloat16 : gpu::binary_bfloat16)(op, a.data_ptr<BFloat16>(), na,
+                                                                 b.data_ptr<BFloat16>(), nb,
+                                                                 out.data_ptr<BFloat16>(), n, L);
+      });
   return out;
 }
 
@@ -115,7 +190,7 @@ Tensor binary(int code, const Tensor& a, const Tensor& b) {
 }
 
 void binary_inplace(int code, Tensor& self, const Tensor& other) {
-  check_operand(self, kInplaceNames[code]);
+  check_float_operand(self, kInplaceNames[code]);
   binary_op(kBinaryOps[code], self, other, kInplaceNames[code], &self);
 }
 
@@ -124,7 +199,7 @@ void binary_inplace(int code, Tensor& self, const Tensor& other) {
 // (x @ w.t()) goes through this before the matmul kernel, which reads row-major matrices.
 Tensor contiguous_on_device(const Tensor& x) {
   if (x.is_contiguous()) return x;
-  const Tensor one = kindling::scalar_tensor(1.0f).to(x.device());  // 0-d, read with stride 0
+  const Tensor one = kindling::scalar_tensor(1.0f).to(x.dtype()).to(x.device());  // 0-d, stride 0
   return binary_op(BinaryOp::Mul, x, one, "contiguous");
 }
 
@@ -133,12 +208,53 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   const Tensor a = contiguous_on_device(a_in), b = contiguous_on_device(b_in);
   const int M = kernel_int(a.size(0), "matmul"), K = kernel_int(a.size(1), "matmul"),
             N = kernel_int(b.size(1), "matmul");
+  check_float_operand(b, "matmul", &a);
   Tensor c = empty_on({a.size(0), b.size(1)}, a);
-  if (is_emulated())
-    emulated::matmul_v3(a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), M, N, K);
-  else
-    gpu::matmul_v3(a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), M, N, K);
+  const bool emu = is_emulated();
+  by_dtype(
+      a,
+      [&](float) {
+        (emu ? emulated::matmul_v3 : gpu::matmul_v3)(a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(),
+                                                     M, N, K);
+      },
+      // Autocast's products: 16-bit tiles, float32 sums, each element of c rounded once.
+      [&](Half) {
+        (emu ? emulated::matmul_half : gpu::matmul_half)(a.data_ptr<Half>(), b.data_ptr<Half>(), c.data_ptr<Half>(),
+                                                         M, N, K);
+      },
+      [&](BFloat16) {
+        (emu ? emulated::matmul_bfloat16 : gpu::matmul_bfloat16)(a.data_ptr<BFloat16>(), b.data_ptr<BFloat16>(),
+                                                                 c.data_ptr<BFloat16>(), M, N, K);
+      });
   return c;
+}
+
+// x.to(dtype) between float32, float16 and bfloat16 (-> contiguous). 16 -> 16 bits goes through
+// float32, which holds both exactly, so it is rounded once, as on the CPU.
+Tensor to_dtype(const Tensor& x_in, DType target) {
+  const Tensor x = contiguous_on_device(x_in);
+  check_float_operand(x, "to");
+  if (!has_kernels(target))
+    throw DeviceError(std::string("to: the ") + x.device().str() + " casts go between float32, float16 and "
+                      "bfloat16, not to " + dtype_name(target) + ". Hint: convert on the CPU: x.cpu().to(dtype).");
+  if (x.dtype() == target) return x;
+  if (x.dtype() != kFloat32 && target != kFloat32) return to_dtype(to_dtype(x, kFloat32), target);
+  Tensor out = empty_on(x.shape(), x, target);
+  const std::int64_t n = x.numel();
+  const bool emu = is_emulated();
+  if (x.dtype() == kFloat32) {
+    if (target == kFloat16)
+      (emu ? emulated::cast_float_to_half : gpu::cast_float_to_half)(x.data_ptr<float>(), out.data_ptr<Half>(), n);
+    else
+      (emu ? emulated::cast_float_to_bfloat16 : gpu::cast_float_to_bfloat16)(x.data_ptr<float>(),
+                                                                             out.data_ptr<BFloat16>(), n);
+  } else if (x.dtype() == kFloat16) {
+    (emu ? emulated::cast_half_to_float : gpu::cast_half_to_float)(x.data_ptr<Half>(), out.data_ptr<float>(), n);
+  } else {
+    (emu ? emulated::cast_bfloat16_to_float : gpu::cast_bfloat16_to_float)(x.data_ptr<BFloat16>(),
+                                                                           out.data_ptr<float>(), n);
+  }
+  return out;
 }
 
 void fill(Tensor& t, double value) {
@@ -211,13 +327,26 @@ void adam_step(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, double lr, doub
     gpu::adam_step(p.data_ptr<float>(), g.data_ptr<float>(), m.data_ptr<float>(), v.data_ptr<float>(), p.numel(), h);
 }
 
+// GradScaler.unscale_ for one float32 gradient on the device: grad *= inv_scale in place; whether
+// any element was inf or NaN (the flag is read back to the host, as PyTorch's step() does).
+bool unscale_and_check(Tensor& grad, float inv_scale) {
+  check_operand(grad, "GradScaler.unscale_");
+  Tensor found = empty_on({}, grad);
+  fill(found, 0.0);
+  if (is_emulated())
+    emulated::unscale_and_check(grad.data_ptr<float>(), grad.numel(), inv_scale, found.data_ptr<float>());
+  else
+    gpu::unscale_and_check(grad.data_ptr<float>(), grad.numel(), inv_scale, found.data_ptr<float>());
+  return found.cpu().item<float>() != 0.0f;
+}
+
 }  // namespace
 
 namespace detail {
 void install_device_ops() {
   kindling::detail::register_device_ops(
       DeviceType::CUDA, {relu, relu_backward, sum_dim0, matmul, binary, binary_inplace, fill, cross_entropy_mean,
-                         cross_entropy_backward, adam_step});
+                         cross_entropy_backward, adam_step, to_dtype, unscale_and_check});
 }
 }  // namespace detail
 

@@ -12,7 +12,9 @@ namespace detail {
 namespace {
 
 struct ThreadAutocast {
-  AutocastState state;
+  // One switch per device type: [0] the CPU's, [1] CUDA's (float16 by default, as in PyTorch).
+  AutocastState state[2] = {{}, {.dtype = kFloat16}};
+  AutocastState& of(DeviceType type) { return state[type == DeviceType::CPU ? 0 : 1]; }
   int nesting = 0;
   // Weight (by its TensorImpl) -> (the weight, kept alive so the key stays unique; its cast).
   std::unordered_map<const TensorImpl*, std::pair<Tensor, Tensor>> cache;
@@ -59,8 +61,8 @@ void remember_copy(ThreadAutocast& a, const Tensor& w, const Tensor& cast) {
 
 }  // namespace
 
-AutocastState autocast_state() { return tls().state; }
-void set_autocast_state(const AutocastState& state) { tls().state = state; }
+AutocastState autocast_state(DeviceType device_type) { return tls().of(device_type); }
+void set_autocast_state(const AutocastState& state, DeviceType device_type) { tls().of(device_type) = state; }
 int autocast_increment_nesting() { return ++tls().nesting; }
 int autocast_decrement_nesting() { return --tls().nesting; }
 void clear_autocast_cache() { tls().cache.clear(); }
@@ -136,11 +138,13 @@ bool update_refreshing_autocast_copy(const Tensor& w, const std::function<void(s
 
 Tensor autocast_to_lower(const Tensor& t) {
   ThreadAutocast& a = tls();
-  if (!a.state.enabled || !eligible(t) || t.dtype() == a.state.dtype) return t;
+  if (!t.defined()) return t;
+  const AutocastState& state = a.of(t.device().type);  // the region of t's device type
+  if (!state.enabled || !eligible(t) || t.dtype() == state.dtype) return t;
   // A weight (a float32 leaf that requires grad) is cast once per autocast region: every use
   // in the forward shares one bfloat16 copy and one ToCopyBackward node.
   const TensorImpl& impl = *t.impl();
-  const bool cacheable = a.state.cache_enabled && t.dtype() == kFloat32 && impl.requires_grad() &&
+  const bool cacheable = state.cache_enabled && t.dtype() == kFloat32 && impl.requires_grad() &&
                          impl.autograd_meta->is_leaf();
   if (cacheable) {
     auto it = a.cache.find(t.impl());
@@ -148,13 +152,15 @@ Tensor autocast_to_lower(const Tensor& t) {
   }
   // Across regions, the 16-bit copy that the optimizer refreshed at its last step is reused: a new
   // view of it, recorded as the cast, so the gradient still flows back to the float32 weight.
+  // (On a device the weight is cast once per region, as PyTorch does: the fused device Adam does
+  // not write a 16-bit copy.)
   const bool persistent = cacheable && t.device().is_cpu();
   Tensor cast;
-  if (WeightCopy* c = persistent ? fresh_copy(a, t, a.state.dtype) : nullptr) {
+  if (WeightCopy* c = persistent ? fresh_copy(a, t, state.dtype) : nullptr) {
     cast = record<"to_dtype">(c->data.detach(), t);
     ++a.stats.reuses;
   } else {
-    cast = t.to(a.state.dtype);
+    cast = t.to(state.dtype);
     ++a.stats.casts;
     if (persistent) remember_copy(a, t, cast);
   }
@@ -163,13 +169,13 @@ Tensor autocast_to_lower(const Tensor& t) {
 }
 
 Tensor autocast_to_float32(const Tensor& t) {
-  if (!tls().state.enabled || !eligible(t) || t.dtype() == kFloat32) return t;
+  if (!t.defined() || !tls().of(t.device().type).enabled || !eligible(t) || t.dtype() == kFloat32) return t;
   return t.to(kFloat32);
 }
 
 }  // namespace detail
 
-bool is_autocast_enabled() { return detail::tls().state.enabled; }
-DType get_autocast_dtype() { return detail::tls().state.dtype; }
+bool is_autocast_enabled(DeviceType device_type) { return detail::tls().of(device_type).enabled; }
+DType get_autocast_dtype(DeviceType device_type) { return detail::tls().of(device_type).dtype; }
 
 }  // namespace kindling

@@ -247,8 +247,8 @@ int device_code(Bin op) { return op == Bin::Add ? 0 : op == Bin::Sub ? 1 : op ==
 Tensor binary_forward(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
   const char* name = op_name(op);
   check_same_device(a, b, name);
-  // On a device: + - * / of float32 tensors (alpha 1) have a kernel (device_ops.hpp).
-  if (const DeviceOps* dev = device_ops(a); dev && dev->binary && a.dtype() == kFloat32 && b.dtype() == kFloat32 &&
+  // On a device: + - * / of two float32 (or two 16-bit) tensors, alpha 1, have a kernel (device_ops.hpp).
+  if (const DeviceOps* dev = device_ops(a); dev && dev->binary && device_float(a.dtype()) && b.dtype() == a.dtype() &&
       alpha.to_double() == 1.0 && (op == Bin::Add || op == Bin::Sub || op == Bin::Mul || op == Bin::Div)) {
     return dev->binary(device_code(op), a, b);
   }
@@ -268,9 +268,9 @@ bool same_geometry(const Tensor& a, const Tensor& b) {
 /// self = op(self, other), written into self's own memory.
 Tensor& binary_inplace(Bin op, Tensor& self, const Tensor& other, const Scalar& alpha, const char* name) {
   check_same_device(self, other, name);
-  // On a device: + - * / into a contiguous float32 self (a gradient accumulated with add_).
-  if (const DeviceOps* dev = device_ops(self); dev && dev->binary_ && self.dtype() == kFloat32 &&
-      other.dtype() == kFloat32 && self.is_contiguous() && alpha.to_double() == 1.0 && !self.shares_storage(other) &&
+  // On a device: + - * / into a contiguous self of other's dtype (a gradient accumulated with add_).
+  if (const DeviceOps* dev = device_ops(self); dev && dev->binary_ && device_float(self.dtype()) &&
+      other.dtype() == self.dtype() && self.is_contiguous() && alpha.to_double() == 1.0 && !self.shares_storage(other) &&
       (op == Bin::Add || op == Bin::Sub || op == Bin::Mul || op == Bin::Div) &&
       broadcast_shapes(self.shape(), other.shape(), name) == self.shape()) {
     check_inplace(self, name);

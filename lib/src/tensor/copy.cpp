@@ -131,9 +131,16 @@ Tensor Tensor::detach() const {
 Tensor Tensor::to(DType target) const {
   detail::check_defined(*this, "to");
   if (dtype() == target) return *this;
-  detail::check_cpu(*this, "to");
-  Tensor out = detail::empty_preserving_strides(*this, target);
-  detail::copy_into(out, *this);
+  Tensor out;
+  // On a device: float32 <-> float16 / bfloat16 have cast kernels (autocast's casts, device_ops.hpp).
+  if (const auto* dev = detail::device_ops(*this);
+      dev && dev->to_dtype && detail::device_float(dtype()) && detail::device_float(target)) {
+    out = dev->to_dtype(*this, target);
+  } else {
+    detail::check_cpu(*this, "to");
+    out = detail::empty_preserving_strides(*this, target);
+    detail::copy_into(out, *this);
+  }
   // Only a floating result can carry a gradient (an int64 copy of x is not differentiable).
   if (!kindling::is_floating_point(target)) return out;
   return detail::record<"to_dtype">(out, *this);

@@ -9,7 +9,9 @@
 namespace kindling::detail {
 
 struct DeviceOps {
-  // out = relu(x); x: contiguous float32 on the device, any shape -> same shape.
+  // The float ops below take float32, and float16/bfloat16 where a 16-bit kernel exists (relu, its
+  // backward, sum_dim0, matmul, binary, binary_); the rest are float32 only.
+  // out = relu(x); x: contiguous on the device, any shape -> same shape.
   Tensor (*relu)(const Tensor& x) = nullptr;
   // dx = out > 0 ? grad : 0; grad, out: float32 on the device, same shape.
   Tensor (*relu_backward)(const Tensor& grad, const Tensor& out) = nullptr;
@@ -30,7 +32,13 @@ struct DeviceOps {
   // One fused Adam step (torch.optim.Adam, L2 weight decay) on contiguous float32 tensors, in place.
   void (*adam_step)(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq, double lr,
                     double beta1, double beta2, double eps, double weight_decay, std::int64_t step) = nullptr;
+  // x.to(dtype) between float32, float16 and bfloat16 on the device -> contiguous (autocast's casts).
+  Tensor (*to_dtype)(const Tensor& x, DType dtype) = nullptr;
+  // GradScaler.unscale_ of one contiguous float32 gradient: grad *= inv_scale; any inf or NaN in it?
+  bool (*unscale_and_check)(Tensor& grad, float inv_scale) = nullptr;
 };
+/// The dtypes device kernels may take: float32, float16, bfloat16 (which op takes which: above).
+inline bool device_float(DType d) { return d == kFloat32 || d == kFloat16 || d == kBFloat16; }
 void register_device_ops(DeviceType type, DeviceOps ops);
 /// The registered ops of `t`'s device, or nullptr for a CPU tensor or a device none registered.
 const DeviceOps* device_ops(const Tensor& t);

@@ -78,11 +78,11 @@ template <class T> void gemm(const Mat& A, const Mat& B, T* C) {
 
 std::string dims_word(const Tensor& t) { return std::to_string(t.dim()) + "-D"; }
 
-/// On a device, a float32 product of two matrices has a kernel (device_ops.hpp); any other keeps
+/// On a device, a float32 (or float16/bfloat16) product of two matrices has a kernel (device_ops.hpp); any other keeps
 /// check_cpu's DeviceError. a and b are on the same device.
 const DeviceOps* device_product(const Tensor& a, const Tensor& b) {
   const DeviceOps* dev = device_ops(a);
-  if (dev && dev->matmul && a.dim() == 2 && b.dim() == 2 && a.dtype() == kFloat32 && b.dtype() == kFloat32)
+  if (dev && dev->matmul && a.dim() == 2 && b.dim() == 2 && device_float(a.dtype()) && b.dtype() == a.dtype())
     return dev;
   return nullptr;
 }

@@ -136,8 +136,8 @@ Tensor sigmoid(const Tensor& x) {
 
 Tensor relu(const Tensor& x) {
   refuse_bool(x, "relu", "convert first, e.g. .to(kd::kFloat32).");
-  // On a device: its relu kernel (device_ops.hpp), for float32; else check_cpu's DeviceError below.
-  if (const DeviceOps* dev = device_ops(x); dev && dev->relu && x.dtype() == kFloat32)
+  // On a device: its relu kernel (device_ops.hpp), for float32/16/bf16; else check_cpu's DeviceError below.
+  if (const DeviceOps* dev = device_ops(x); dev && dev->relu && device_float(x.dtype()))
     return record<"relu">(dev->relu(x), x);
   // `v < 0 ? 0 : v` (not `v > 0 ? v : 0`) lets NaN through, like PyTorch.
   return same_dtype_unary<"relu">(x, [](auto v) {

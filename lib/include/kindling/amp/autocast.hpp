@@ -10,17 +10,28 @@
 ///     }
 ///     loss.backward();  // outside the region, as PyTorch recommends; weight gradients are float32
 ///
-/// PyTorch 1.13's CPU lists: matmul, mm, linear and conv2d run in the autocast dtype; the losses
+/// PyTorch 1.13's lists: matmul, mm, linear and conv2d run in the autocast dtype; the losses
 /// run in float32; every other op runs in the dtype of its inputs. A weight is cast once per
 /// region (the outermost guard clears the cache when it ends). Guards nest: an inner
 /// `{.enabled = false}` turns autocast off for a scope, e.g. for a numerically sensitive part.
+///
+/// As `torch.autocast(device_type)`, a guard is for one device type: the CPU (bfloat16 by
+/// default) or CUDA (float16 by default, chapter 8's 16-bit kernels). A CPU region leaves cuda
+/// tensors in float32 and the other way round:
+///
+///     kd::amp::AutocastGuard autocast({.device_type = kd::DeviceType::CUDA});  // float16
+#include <optional>
+
 #include "kindling/tensor/autocast_mode.hpp"
 
 namespace kindling::amp {
 
 struct AutocastOptions {
-  /// The lower-precision dtype: bfloat16 (PyTorch's CPU autocast) or float16 (its CUDA one).
-  DType dtype = kBFloat16;
+  /// The device type whose ops the region changes (torch.autocast's device_type).
+  DeviceType device_type = DeviceType::CPU;
+  /// The lower-precision dtype, bfloat16 or float16; unset: PyTorch's default for the device type
+  /// (bfloat16 on the CPU, float16 on CUDA).
+  std::optional<DType> dtype;
   bool enabled = true;
   /// Cache the 16-bit copies of weights within the region.
   bool cache_enabled = true;
@@ -34,6 +45,7 @@ class AutocastGuard {
   AutocastGuard& operator=(const AutocastGuard&) = delete;
 
  private:
+  DeviceType device_type_;
   detail::AutocastState previous_;
 };
 

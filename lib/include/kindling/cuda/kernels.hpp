@@ -72,7 +72,21 @@ struct AdamStep {
                        std::int64_t b_len, BFloat16* out, std::int64_t n,                         \
                        const BinaryLayout& layout);                                               \
   void matmul_half(const Half* a, const Half* b, Half* c, int M, int N, int K);                   \
-  void matmul_bfloat16(const BFloat16* a, const BFloat16* b, BFloat16* c, int M, int N, int K);
+  void matmul_bfloat16(const BFloat16* a, const BFloat16* b, BFloat16* c, int M, int N, int K);   \
+  void relu_half(const Half* x, Half* out, std::int64_t n);                                       \
+  void relu_bfloat16(const BFloat16* x, BFloat16* out, std::int64_t n);                           \
+  void relu_backward_half(const Half* grad, const Half* x, Half* dx, std::int64_t n);             \
+  void relu_backward_bfloat16(const BFloat16* grad, const BFloat16* x, BFloat16* dx,              \
+                              std::int64_t n);                                                    \
+  void column_sum_half(const Half* x, Half* out, int rows, int cols);                             \
+  void column_sum_bfloat16(const BFloat16* x, BFloat16* out, int rows, int cols);                 \
+  /* out[i] = x[i] converted between float32 and float16 / bfloat16 (nearest, ties to even) */   \
+  void cast_float_to_half(const float* x, Half* out, std::int64_t n);                             \
+  void cast_half_to_float(const Half* x, float* out, std::int64_t n);                             \
+  void cast_float_to_bfloat16(const float* x, BFloat16* out, std::int64_t n);                     \
+  void cast_bfloat16_to_float(const BFloat16* x, float* out, std::int64_t n);                     \
+  /* GradScaler: grad[i] *= inv_scale in place; *found_inf = 1 if any grad[i] is inf or NaN */   \
+  void unscale_and_check(float* grad, std::int64_t n, float inv_scale, float* found_inf);
 
 namespace emulated {
 KINDLING_DECLARE_KERNELS

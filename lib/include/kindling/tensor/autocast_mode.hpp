@@ -1,9 +1,10 @@
 #pragma once
 /// @file
-/// The autocast switch of this thread, which the ops of every layer consult (the public guard is
-/// kd::amp::AutocastGuard). Under autocast an op of the lower-precision list (matmul, linear,
-/// conv2d) casts its float32 inputs to the autocast dtype, and an op of the float32 list (the
-/// losses) casts its float16/bfloat16 inputs to float32, as torch.autocast does.
+/// The autocast switches of this thread, one per device type as in PyTorch (a CPU region leaves
+/// cuda tensors alone and the other way round), which the ops of every layer consult (the public
+/// guard is kd::amp::AutocastGuard). Under autocast an op of the lower-precision list (matmul,
+/// linear, conv2d) casts its float32 inputs to the autocast dtype of their device, and an op of the
+/// float32 list (the losses) casts its float16/bfloat16 inputs to float32, as torch.autocast does.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -13,10 +14,12 @@
 
 namespace kindling {
 
-/// torch.is_autocast_cpu_enabled(): whether this thread is inside an enabled autocast region.
-bool is_autocast_enabled();
-/// torch.get_autocast_cpu_dtype(): the dtype of the lower-precision ops (bfloat16 by default).
-DType get_autocast_dtype();
+/// torch.is_autocast_enabled(device_type): whether this thread is inside an enabled autocast region
+/// for that device type (the CPU's: torch.is_autocast_cpu_enabled()).
+bool is_autocast_enabled(DeviceType device_type = DeviceType::CPU);
+/// torch.get_autocast_dtype(device_type): the dtype of the lower-precision ops on that device type
+/// (bfloat16 by default on the CPU, float16 on CUDA).
+DType get_autocast_dtype(DeviceType device_type = DeviceType::CPU);
 /// Which kernel multiplies bfloat16 matrices on this machine: oneDNN's matmul where the CPU has
 /// bfloat16 instructions (AVX512_BF16, AMX), else the float32 GEMM of the widened operands. Both
 /// accumulate in float32 and round once; only the speed differs.
@@ -24,14 +27,14 @@ std::string bfloat16_gemm_backend();
 
 namespace detail {
 
-/// What AutocastGuard sets and restores.
+/// What AutocastGuard sets and restores, for one device type.
 struct AutocastState {
   bool enabled = false;
-  DType dtype = kBFloat16;
+  DType dtype = kBFloat16;  // the CUDA state's default is float16
   bool cache_enabled = true;
 };
-AutocastState autocast_state();
-void set_autocast_state(const AutocastState& state);
+AutocastState autocast_state(DeviceType device_type = DeviceType::CPU);
+void set_autocast_state(const AutocastState& state, DeviceType device_type = DeviceType::CPU);
 /// torch.autocast_increment_nesting / decrement_nesting: the cache of cast weights lives until the
 /// outermost region ends.
 int autocast_increment_nesting();
@@ -76,11 +79,13 @@ void clear_autocast_weight_copies();
 std::size_t autocast_weight_copies_size();
 AutocastCopyStats autocast_copy_stats();
 
-/// An input of a lower-precision op: under autocast, a floating tensor other than float64 is
-/// cast to the autocast dtype (recorded, so gradients flow back to it in its own dtype). A
-/// float32 leaf that requires grad -- a weight -- is cast once per region and reused.
+/// An input of a lower-precision op: under autocast for its device type, a floating tensor other
+/// than float64 is cast to that autocast dtype (recorded, so gradients flow back to it in its own
+/// dtype). A float32 leaf that requires grad -- a weight -- is cast once per region and reused
+/// (and, on the CPU, its copy kept across regions, refreshed by the optimizer).
 Tensor autocast_to_lower(const Tensor& t);
-/// An input of a float32 op: under autocast, a float16/bfloat16 tensor is cast to float32.
+/// An input of a float32 op: under autocast for its device type, a float16/bfloat16 tensor is cast
+/// to float32.
 Tensor autocast_to_float32(const Tensor& t);
 
 }  // namespace detail

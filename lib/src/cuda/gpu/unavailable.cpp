@@ -44,6 +44,19 @@ void matmul_half(const Half*, const Half*, Half*, int, int, int) { unavailable("
 void matmul_bfloat16(const BFloat16*, const BFloat16*, BFloat16*, int, int, int) {
   unavailable("matmul_bfloat16");
 }
+void relu_half(const Half*, Half*, std::int64_t) { unavailable("relu_half"); }
+void relu_bfloat16(const BFloat16*, BFloat16*, std::int64_t) { unavailable("relu_bfloat16"); }
+void relu_backward_half(const Half*, const Half*, Half*, std::int64_t) { unavailable("relu_backward_half"); }
+void relu_backward_bfloat16(const BFloat16*, const BFloat16*, BFloat16*, std::int64_t) {
+  unavailable("relu_backward_bfloat16");
+}
+void column_sum_half(const Half*, Half*, int, int) { unavailable("column_sum_half"); }
+void column_sum_bfloat16(const BFloat16*, BFloat16*, int, int) { unavailable("column_sum_bfloat16"); }
+void cast_float_to_half(const float*, Half*, std::int64_t) { unavailable("cast_float_to_half"); }
+void cast_half_to_float(const Half*, float*, std::int64_t) { unavailable("cast_half_to_float"); }
+void cast_float_to_bfloat16(const float*, BFloat16*, std::int64_t) { unavailable("cast_float_to_bfloat16"); }
+void cast_bfloat16_to_float(const BFloat16*, float*, std::int64_t) { unavailable("cast_bfloat16_to_float"); }
+void unscale_and_check(float*, std::int64_t, float, float*) { unavailable("unscale_and_check"); }
 
 }  // namespace kindling::cuda::gpu
 #endif

@@ -63,6 +63,36 @@ __global__ void matmul16_tiled(Span<const T> a, Span<const T> b, Span<T> c, int 
   if (row < M && col < N) c[std::int64_t{row} * N + col] = from_float<T>(acc);
 }
 
+// ReLU and its gradient in 16 bits (a 16-bit value's max with 0 is exact: no rounding), and the
+// column sum of a 16-bit matrix accumulated in float32, rounded once (a Linear bias's gradient
+// under autocast, as PyTorch's half sum accumulates in float32).
+template <class T>
+__global__ void relu16(Span<const T> x, Span<T> out) {
+  const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < x.size();
+       i += step) {
+    const float v = to_float(x[i]);
+    out[i] = v < 0.0f ? from_float<T>(0.0f) : x[i];  // NaN passes, as on the CPU
+  }
+}
+
+template <class T>
+__global__ void relu_backward16(Span<const T> grad, Span<const T> x, Span<T> dx) {
+  const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < x.size();
+       i += step)
+    dx[i] = to_float(x[i]) > 0.0f ? grad[i] : from_float<T>(0.0f);
+}
+
+template <class T>
+__global__ void column_sum16(Span<const T> x, Span<T> out, int rows, int cols) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= cols) return;
+  float acc = 0.0f;
+  for (int i = 0; i < rows; ++i) acc += to_float(x[static_cast<std::int64_t>(i) * cols + j]);
+  out[j] = from_float<T>(acc);
+}
+
 namespace {
 
 // The host's Half / BFloat16 and the kernel's element type have the same 16 bits.
@@ -100,6 +130,32 @@ void launch_matmul16(const H* a, const H* b, H* c, int M, int N, int K) {
             Span<T>(as_kernel<T>(c), std::int64_t{M} * N, "c"), M, N, K);
 }
 
+template <class T, class H>
+void launch_relu16(const H* x, H* out, std::int64_t n) {
+  if (n == 0) return;
+  const std::int64_t blocks = (n + 255) / 256;
+  KD_LAUNCH(relu16<T>, dim3(static_cast<unsigned>(blocks < 2048 ? blocks : 2048)), dim3(256),
+            Span<const T>(as_kernel<T>(x), n, "x"), Span<T>(as_kernel<T>(out), n, "out"));
+}
+
+template <class T, class H>
+void launch_relu_backward16(const H* grad, const H* x, H* dx, std::int64_t n) {
+  if (n == 0) return;
+  const std::int64_t blocks = (n + 255) / 256;
+  KD_LAUNCH(relu_backward16<T>, dim3(static_cast<unsigned>(blocks < 2048 ? blocks : 2048)),
+            dim3(256), Span<const T>(as_kernel<T>(grad), n, "grad"),
+            Span<const T>(as_kernel<T>(x), n, "x"), Span<T>(as_kernel<T>(dx), n, "dx"));
+}
+
+template <class T, class H>
+void launch_column_sum16(const H* x, H* out, int rows, int cols) {
+  if (cols == 0) return;
+  const unsigned blocks = static_cast<unsigned>((cols + 127) / 128);
+  KD_LAUNCH(column_sum16<T>, dim3(blocks), dim3(128),
+            Span<const T>(as_kernel<T>(x), std::int64_t{rows} * cols, "x"),
+            Span<T>(as_kernel<T>(out), cols, "out"), rows, cols);
+}
+
 }  // namespace
 
 void binary_half(BinaryOp op, const Half* a, std::int64_t a_len, const Half* b,
@@ -119,6 +175,23 @@ void matmul_half(const Half* a, const Half* b, Half* c, int M, int N, int K) {
 
 void matmul_bfloat16(const BFloat16* a, const BFloat16* b, BFloat16* c, int M, int N, int K) {
   launch_matmul16<bfloat16_t>(a, b, c, M, N, K);
+}
+
+void relu_half(const Half* x, Half* out, std::int64_t n) { launch_relu16<half_t>(x, out, n); }
+void relu_bfloat16(const BFloat16* x, BFloat16* out, std::int64_t n) {
+  launch_relu16<bfloat16_t>(x, out, n);
+}
+void relu_backward_half(const Half* grad, const Half* x, Half* dx, std::int64_t n) {
+  launch_relu_backward16<half_t>(grad, x, dx, n);
+}
+void relu_backward_bfloat16(const BFloat16* grad, const BFloat16* x, BFloat16* dx, std::int64_t n) {
+  launch_relu_backward16<bfloat16_t>(grad, x, dx, n);
+}
+void column_sum_half(const Half* x, Half* out, int rows, int cols) {
+  launch_column_sum16<half_t>(x, out, rows, cols);
+}
+void column_sum_bfloat16(const BFloat16* x, BFloat16* out, int rows, int cols) {
+  launch_column_sum16<bfloat16_t>(x, out, rows, cols);
 }
 
 }  // namespace kindling::cuda::KINDLING_KERNEL_NS

@@ -91,15 +91,15 @@ bool on_device_kernel(const Tensor& input, const Tensor& target, const CrossEntr
 }  // namespace
 
 Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const CrossEntropyLossOptions& o) {
-  // On a device: the fused kernels for the common case (mean, class indices); any other case keeps
-  // the CPU ops' DeviceError.
-  if (on_device_kernel(input_in, target_in, o)) {
-    kindling::detail::check_same_device(input_in, target_in, "cross_entropy");
-    return DeviceCrossEntropy::apply(input_in, target_in);
-  }
   // Losses run in float32 under autocast (PyTorch's float32 list).
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
   const Tensor target = kindling::detail::autocast_to_float32(target_in);
+  // On a device: the fused kernels for the common case (mean, class indices); any other case keeps
+  // the CPU ops' DeviceError.
+  if (on_device_kernel(input, target, o)) {
+    kindling::detail::check_same_device(input, target, "cross_entropy");
+    return DeviceCrossEntropy::apply(input, target);
+  }
   check_reduction(o.reduction, "cross_entropy");
   if (!input.is_floating_point()) {
     throw DTypeError(std::string("cross_entropy: input must be float logits, got ") + dtype_name(input.dtype()) + ".");
