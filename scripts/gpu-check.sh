@@ -3,6 +3,7 @@
 # CUDA tests on the device (the ones that skip without a GPU included: every kernel, the chapter's
 # exercises as compiled by nvcc and the float16/bfloat16 kernels against their emulated twins,
 # pinned memory, streams and events), chapter 8's grading (on the emulator, in this CUDA build),
+# chapter 6's float16 autocast loop on the device (chapters/08-cuda/amp_on_device.cpp, beside the CPU),
 # SimpleNet's training steps/s on the GPU vs Kindling on the CPU (chapters/08-cuda/train_on_device.cpp),
 # then the G1 benchmarks (matmul v1/v2/v3 vs cuBLAS at 4096^2, the elementwise kernel vs the copy
 # bandwidth).
@@ -28,7 +29,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKINDLING_NATIVE=ON 
 grep -q 'KINDLING_HAVE_CUDA 1' "$BUILD/lib/generated/kindling/version.hpp" || {
   echo "gpu-check: CMake did not enable CUDA (is nvcc in /usr/local/cuda/bin?)"; exit 1; }
 cmake --build "$BUILD" -j "$JOBS" --target test_cuda ch00_doctor ch08_bench_kernels ch08_device \
-  ch08_kernels ch08_train_on_device
+  ch08_kernels ch08_train_on_device ch08_amp_on_device
 
 echo "== doctor"
 "$BUILD/chapters/ch00_doctor" || true
@@ -50,6 +51,9 @@ cmake --build "$BUILD" -j "$JOBS" --target grade_ch08_solutions
 echo "== chapter 8's programs on the device"
 "$BUILD/chapters/ch08_device"
 "$BUILD/chapters/ch08_train_on_device"
+
+echo "== chapter 6's mixed-precision loop on the GPU: float16 autocast + GradScaler, 300 steps, test accuracy"
+"$BUILD/chapters/ch08_amp_on_device" --steps 300
 
 echo "== SimpleNet training steps/s on the GPU vs Kindling on the CPU (batch 32, Adam)"
 "$BUILD/chapters/ch08_train_on_device" --time 200
