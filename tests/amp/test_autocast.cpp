@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 #include <kindling/amp.hpp>
 
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
 namespace kd = kindling;
 namespace amp = kindling::amp;
 namespace F = kindling::nn::functional;
@@ -61,4 +65,31 @@ TEST_CASE("autocast: a weight is cast once per region, and the cache ends with t
 TEST_CASE("autocast: only bfloat16 and float16 are autocast dtypes") {
   CHECK_THROWS_AS(amp::AutocastGuard({.dtype = kd::kFloat64}), kd::DTypeError);
   CHECK_FALSE(kd::is_autocast_enabled());
+}
+
+TEST_CASE("autocast: ReLU's gradient in float16 and bfloat16 is where(y > 0, g, 0) for every 16-bit pattern") {
+  // y takes all 65,536 patterns (NaNs, infinities, signed zeros, subnormals); g counts up.
+  std::vector<std::uint16_t> ybits(65536), gbits(65536);
+  for (std::size_t i = 0; i < ybits.size(); ++i) {
+    ybits[i] = static_cast<std::uint16_t>(i);
+    gbits[i] = static_cast<std::uint16_t>((i * 7919u) & 0x7BFFu);  // finite in both dtypes
+  }
+  for (kd::DType dt : {kd::kFloat16, kd::kBFloat16}) {
+    INFO(kd::dtype_name(dt));
+    kd::Tensor y = kd::empty({65536}, {.dtype = dt}), g = kd::empty({65536}, {.dtype = dt});
+    std::memcpy(y.raw_data_ptr(), ybits.data(), 65536 * 2);
+    std::memcpy(g.raw_data_ptr(), gbits.data(), 65536 * 2);
+    // relu(y) == y wherever y > 0 or y is NaN, so the saved output has every pattern that matters.
+    const kd::Tensor leaf = y.detach().requires_grad_();
+    const kd::Tensor out = leaf.relu();
+    out.backward(g);
+    const kd::Tensor want = kd::where(out.detach() > 0.0, g, kd::zeros({65536}, {.dtype = dt}));
+    std::vector<std::uint16_t> got(65536), ref(65536);
+    std::memcpy(got.data(), leaf.grad().raw_data_ptr(), 65536 * 2);
+    std::memcpy(ref.data(), want.raw_data_ptr(), 65536 * 2);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("y pattern " << i);
+      REQUIRE(got[i] == ref[i]);
+    }
+  }
 }

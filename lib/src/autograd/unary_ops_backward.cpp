@@ -2,6 +2,7 @@
 // `g` is the gradient w.r.t. the output; each backward multiplies it by the local derivative.
 // Where the derivative is best written with the output (exp, tanh, sigmoid, sqrt, relu), the
 // output is saved instead of the input.
+#include <cstdint>
 #include <limits>
 
 #include "autograd/pieces.hpp"
@@ -99,6 +100,20 @@ struct Sigmoid : Function<Sigmoid> {
 };
 // [end]
 
+// relu's gradient in float16/bfloat16 (autocast's activations): a pure select, with no arithmetic
+// to round, so one loop over the 16-bit patterns gives what where(y > 0, g, 0) gives. y > 0 exactly
+// when its pattern is in (+0, +inf]: sign bit clear, not +0, not NaN. Contiguous operands only.
+Tensor relu_backward_16bit(const Tensor& g, const Tensor& y) {
+  const std::uint16_t inf = y.dtype() == kFloat16 ? 0x7C00 : 0x7F80;
+  Tensor out = kindling::detail::make_tensor(y.shape(), y.dtype());
+  const auto* gp = static_cast<const std::uint16_t*>(g.raw_data_ptr());
+  const auto* yp = static_cast<const std::uint16_t*>(y.raw_data_ptr());
+  auto* op = static_cast<std::uint16_t*>(out.raw_data_ptr());
+  const std::int64_t n = y.numel();
+  for (std::int64_t i = 0; i < n; ++i) op[i] = (yp[i] != 0 && yp[i] <= inf) ? gp[i] : std::uint16_t{0};
+  return out;
+}
+
 // relu: out = max(x, 0)          dx = g where out > 0, else 0   (0 at x == 0, like PyTorch)
 struct Relu : Function<Relu> {
   static constexpr const char* name = "ReluBackward0";
@@ -111,6 +126,9 @@ struct Relu : Function<Relu> {
         dev && dev->relu_backward && kindling::detail::device_float(y.dtype()) && grad[0].device() == y.device() &&
         !kindling::detail::grad_mode_enabled() && grad[0].dtype() == y.dtype() && grad[0].shape() == y.shape())
       return {dev->relu_backward(grad[0], y)};
+    if (!kindling::detail::grad_mode_enabled() && is_reduced_floating_point(y.dtype()) && y.device().is_cpu() &&
+        grad[0].dtype() == y.dtype() && grad[0].shape() == y.shape() && grad[0].is_contiguous() && y.is_contiguous())
+      return {relu_backward_16bit(grad[0], y)};
     if (plain_backward(grad[0], y))  // threshold_backward: one loop, no mask tensor
       return {fused_grad(grad[0], y, "threshold_backward", [](auto g, auto v) { return v > 0 ? g : decltype(g)(0); })};
     return {where(y > 0.0, grad[0], 0.0)};
