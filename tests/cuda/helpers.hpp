@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kindling/cuda.hpp"
+#include "kindling/nn.hpp"
 
 namespace kindling::cuda::testing {
 
@@ -46,5 +47,18 @@ inline void require_close(const Tensor& got, const Tensor& want, double rtol, do
     REQUIRE(std::abs(double(a[i]) - double(b[i])) <= atol + rtol * std::abs(double(b[i])));
   }
 }
+
+/// The seed's SimpleNet (Linear 784-128, ReLU, Linear 128-10), which the device tests train.
+struct SimpleNet : nn::Module {
+  nn::Linear fc1{784, 128};
+  nn::ReLU relu;
+  nn::Linear fc2{128, 10};
+  SimpleNet() {
+    register_module("fc1", fc1);
+    register_module("relu", relu);
+    register_module("fc2", fc2);
+  }
+  Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x))); }  // x: [batch, 784]
+};
 
 }  // namespace kindling::cuda::testing

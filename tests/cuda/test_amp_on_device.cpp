@@ -20,6 +20,7 @@ namespace kd = kindling;
 namespace kc = kindling::cuda;
 namespace amp = kindling::amp;
 using kc::testing::require_close;
+using kc::testing::SimpleNet;
 using kc::testing::use_any_device;
 
 namespace {
@@ -45,18 +46,6 @@ kd::Tensor probe_values() {
   for (float x : r.to_vector<float>()) v.push_back(x);
   return kd::tensor(v, {static_cast<std::int64_t>(v.size())});
 }
-
-struct SimpleNet : kd::nn::Module {
-  kd::nn::Linear fc1{784, 128};
-  kd::nn::ReLU relu;
-  kd::nn::Linear fc2{128, 10};
-  SimpleNet() {
-    register_module("fc1", fc1);
-    register_module("relu", relu);
-    register_module("fc2", fc2);
-  }
-  kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }
-};
 
 }  // namespace
 

@@ -17,23 +17,7 @@ namespace kd = kindling;
 namespace kc = kindling::cuda;
 using kc::testing::need_emulated_device;
 using kc::testing::require_close;
-
-namespace {
-
-struct SimpleNet : kd::nn::Module {
-  kd::nn::Linear fc1{784, 128};
-  kd::nn::ReLU relu;
-  kd::nn::Linear fc2{128, 10};
-  SimpleNet() {
-    register_module("fc1", fc1);
-    register_module("relu", relu);
-    register_module("fc2", fc2);
-  }
-  kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }
-};
-
-
-}  // namespace
+using kc::testing::SimpleNet;
 
 TEST_CASE("training: SimpleNet steps on the emulated device match the CPU's losses and parameters") {
   need_emulated_device();
