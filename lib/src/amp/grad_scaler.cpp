@@ -43,8 +43,7 @@ Tensor GradScaler::scale(const Tensor& outputs) {
   if (!options_.enabled) return outputs;
   // A float32 tensor of shape [1] on the outputs' device, as PyTorch keeps it: the product is
   // float32 even for a float16 loss (a float16 65536 would already be inf).
-  const Tensor s = full({1}, static_cast<double>(scale_), {.dtype = kFloat32});
-  return outputs * (outputs.device().is_cpu() ? s : s.to(outputs.device()));
+  return outputs * full({1}, static_cast<double>(scale_), {.dtype = kFloat32}).to(outputs.device());
 }
 
 void GradScaler::unscale_(optim::Optimizer& optimizer) {

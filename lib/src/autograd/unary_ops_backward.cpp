@@ -120,15 +120,18 @@ struct Relu : Function<Relu> {
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
-    // On a device: its threshold_backward kernel (tensor/device_ops.hpp).
-    // (16-bit too: the device kernel takes float16/bfloat16, which the CPU's fused loop does not.)
-    if (const auto* dev = kindling::detail::device_ops(y);
-        dev && dev->relu_backward && kindling::detail::device_float(y.dtype()) && grad[0].device() == y.device() &&
-        !kindling::detail::grad_mode_enabled() && grad[0].dtype() == y.dtype() && grad[0].shape() == y.shape())
-      return {dev->relu_backward(grad[0], y)};
-    if (!kindling::detail::grad_mode_enabled() && is_reduced_floating_point(y.dtype()) && y.device().is_cpu() &&
-        grad[0].dtype() == y.dtype() && grad[0].shape() == y.shape() && grad[0].is_contiguous() && y.is_contiguous())
-      return {relu_backward_16bit(grad[0], y)};
+    const Tensor& gout = grad[0];
+    // No graph to build, the gradient in y's dtype and shape: one loop (a kernel), no mask tensor.
+    const bool plain =
+        !kindling::detail::grad_mode_enabled() && gout.dtype() == y.dtype() && gout.shape() == y.shape();
+    // On a device: its threshold_backward kernel (tensor/device_ops.hpp), float32 or 16-bit.
+    if (const auto* dev = kindling::detail::device_ops(y); dev && dev->relu_backward && plain &&
+        kindling::detail::device_float(y.dtype()) && gout.device() == y.device())
+      return {dev->relu_backward(gout, y)};
+    // float16/bfloat16 on the CPU: the select over 16-bit patterns (the fused loop below is float32/64).
+    if (plain && is_reduced_floating_point(y.dtype()) && y.device().is_cpu() && gout.is_contiguous() &&
+        y.is_contiguous())
+      return {relu_backward_16bit(gout, y)};
     if (plain_backward(grad[0], y))  // threshold_backward: one loop, no mask tensor
       return {fused_grad(grad[0], y, "threshold_backward", [](auto g, auto v) { return v > 0 ? g : decltype(g)(0); })};
     return {where(y > 0.0, grad[0], 0.0)};

@@ -36,11 +36,11 @@ void check_operand(const Tensor& t, const char* op) {
 }
 
 // The dtypes with device kernels: float32, and the two 16-bit dtypes of autocast.
-bool has_kernels(DType d) { return d == kFloat32 || d == kFloat16 || d == kBFloat16; }
+using kindling::detail::device_float;
 
 // A contiguous float32, float16 or bfloat16 operand; `like`, when given, must have its dtype.
 void check_float_operand(const Tensor& t, const char* op, const Tensor* like = nullptr) {
-  if (!has_kernels(t.dtype()) || !t.is_contiguous() || (like && like->dtype() != t.dtype()))
+  if (!device_float(t.dtype()) || !t.is_contiguous() || (like && like->dtype() != t.dtype()))
     throw DeviceError(std::string(op) + ": the " + t.device().str() + " kernel takes contiguous float32, float16 "
                       "or bfloat16 tensors (all of one dtype), got " + dtype_name(t.dtype()) +
                       (like ? std::string(" with ") + dtype_name(like->dtype()) : std::string()) + " of shape " +
@@ -155,7 +155,7 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const char* name
   // The kernel reads through the data pointers (which include the storage offsets).
   // `into` (contiguous, of the broadcast shape) receives the result in place: each output element
   // reads only the input elements at its own index, so out may be a itself.
-  if (!has_kernels(a.dtype()) || a.dtype() != b.dtype())
+  if (!device_float(a.dtype()) || a.dtype() != b.dtype())
     throw DeviceError(std::string(name) + ": the " + a.device().str() + " elementwise kernel takes two float32, "
                       "float16 or bfloat16 tensors of one dtype, got " + dtype_name(a.dtype()) + " and " +
                       dtype_name(b.dtype()) + ". Hint: convert one with .to(dtype) first.");
@@ -234,7 +234,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
 Tensor to_dtype(const Tensor& x_in, DType target) {
   const Tensor x = contiguous_on_device(x_in);
   check_float_operand(x, "to");
-  if (!has_kernels(target))
+  if (!device_float(target))
     throw DeviceError(std::string("to: the ") + x.device().str() + " casts go between float32, float16 and "
                       "bfloat16, not to " + dtype_name(target) + ". Hint: convert on the CPU: x.cpu().to(dtype).");
   if (x.dtype() == target) return x;

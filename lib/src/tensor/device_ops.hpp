@@ -13,15 +13,15 @@ struct DeviceOps {
   // backward, sum_dim0, matmul, binary, binary_); the rest are float32 only.
   // out = relu(x); x: contiguous on the device, any shape -> same shape.
   Tensor (*relu)(const Tensor& x) = nullptr;
-  // dx = out > 0 ? grad : 0; grad, out: float32 on the device, same shape.
+  // dx = out > 0 ? grad : 0; grad, out: contiguous, one dtype, on the device, same shape.
   Tensor (*relu_backward)(const Tensor& grad, const Tensor& out) = nullptr;
-  // out[j] = sum_i x[i, j]; x: [rows, cols] contiguous float32 -> [cols].
+  // out[j] = sum_i x[i, j]; x: [rows, cols] contiguous -> [cols] (16-bit: float32 sums, rounded once).
   Tensor (*sum_dim0)(const Tensor& x) = nullptr;
-  // out = a @ b; a: [M, K], b: [K, N] float32 on the device, any strides -> [M, N] contiguous.
+  // out = a @ b; a: [M, K], b: [K, N] of one dtype on the device, any strides -> [M, N] contiguous.
   Tensor (*matmul)(const Tensor& a, const Tensor& b) = nullptr;
-  // out = a op b (op: 0 add, 1 sub, 2 mul, 3 div) broadcast, float32, any strides -> contiguous.
+  // out = a op b (op: 0 add, 1 sub, 2 mul, 3 div) broadcast, one dtype, any strides -> contiguous.
   Tensor (*binary)(int op, const Tensor& a, const Tensor& b) = nullptr;
-  // self = self op other in place (self: contiguous float32, other broadcasting to it, not aliased).
+  // self = self op other in place (self: contiguous, other of its dtype broadcasting to it, not aliased).
   void (*binary_)(int op, Tensor& self, const Tensor& other) = nullptr;
   // t[...] = value in place; t: contiguous float32 on the device.
   void (*fill)(Tensor& t, double value) = nullptr;

@@ -46,33 +46,34 @@ Tensor finish(const Tensor& acc, const Shape& out_shape, DType out_dtype) {
   return cast(make_view(acc, out_shape, contiguous_strides(out_shape), acc.storage_offset()), out_dtype);
 }
 
-// sum() records "sum" (SumBackward0); sum(dims) records "sum_dim" with the normalised dims
-// (SumBackward1): two PyTorch functions, two node names. mean likewise.
-Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, bool all) {
-  // On a device: the sum over dim 0 of a float32 (or 16-bit) matrix (a Linear bias's gradient) has a kernel
-  // (device_ops.hpp); any other sum there keeps check_cpu's DeviceError.
-  if (const DeviceOps* dev = device_ops(x);
-      dev && dev->sum_dim0 && !all && x.dim() == 2 && device_float(x.dtype()) && dims.size() == 1 &&
-      (dims[0] == 0 || dims[0] == -2)) {
-    const Tensor out = dev->sum_dim0(x);
+// On a device, the two sums a training step needs have kernels (device_ops.hpp): over dim 0 of a
+// matrix (a Linear bias's gradient), and over dims of size 1 only, which adds nothing and is a copy
+// in the reduced shape (the engine's sum_to of a [1] gradient back to a 0-d loss, e.g. after
+// GradScaler.scale's [1] scale). Undefined for any other sum, which then keeps check_cpu's error.
+Tensor device_sum(const DeviceOps& dev, const Tensor& x, IntArrayRef dims, bool keepdim, bool all) {
+  if (dev.sum_dim0 && !all && x.dim() == 2 && dims.size() == 1 && (dims[0] == 0 || dims[0] == -2)) {
+    const Tensor out = dev.sum_dim0(x);
     const Shape reduced{0};
     return record<"sum_dim">(keepdim ? out.unsqueeze(0) : out, x, IntArrayRef(reduced), keepdim);
   }
-  // On a device, a sum over dims of size 1 only adds nothing: a copy in the reduced shape (the
-  // engine's sum_to of a [1] gradient back to a 0-d loss, e.g. after GradScaler.scale's [1] scale).
-  if (const DeviceOps* dev = device_ops(x); dev && dev->binary && device_float(x.dtype()) && x.is_contiguous()) {
-    const auto mask = reduce_mask(x, all ? IntArrayRef{} : dims, "sum");
-    bool trivial = true;
-    for (std::size_t d = 0; d < mask.size(); ++d) trivial &= !mask[d] || x.shape()[d] == 1;
-    if (trivial) {
-      const Shape out_shape = reduced_shape(x.shape(), mask, keepdim);
-      const Tensor one = scalar_tensor(1.0, {.dtype = x.dtype()}).to(x.device());
-      const Tensor view = make_view(x, out_shape, contiguous_strides(out_shape), x.storage_offset());
-      const Tensor out = dev->binary(2, view, one);  // x * 1: exact, and a new tensor
-      if (all) return record<"sum">(out, x);
-      const Shape reduced = mask_dims(mask);
-      return record<"sum_dim">(out, x, IntArrayRef(reduced), keepdim);
-    }
+  if (!dev.binary || !x.is_contiguous()) return Tensor();
+  const auto mask = reduce_mask(x, all ? IntArrayRef{} : dims, "sum");
+  for (std::size_t d = 0; d < mask.size(); ++d)
+    if (mask[d] && x.shape()[d] != 1) return Tensor();
+  const Shape out_shape = reduced_shape(x.shape(), mask, keepdim);
+  const Tensor one = scalar_tensor(1.0, {.dtype = x.dtype()}).to(x.device());
+  const Tensor view = make_view(x, out_shape, contiguous_strides(out_shape), x.storage_offset());
+  const Tensor out = dev.binary(2, view, one);  // x * 1: exact, and a new tensor
+  if (all) return record<"sum">(out, x);
+  const Shape reduced = mask_dims(mask);
+  return record<"sum_dim">(out, x, IntArrayRef(reduced), keepdim);
+}
+
+// sum() records "sum" (SumBackward0); sum(dims) records "sum_dim" with the normalised dims
+// (SumBackward1): two PyTorch functions, two node names. mean likewise.
+Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, bool all) {
+  if (const DeviceOps* dev = device_ops(x); dev && device_float(x.dtype())) {
+    if (Tensor out = device_sum(*dev, x, dims, keepdim, all); out.defined()) return out;
   }
   check_cpu(x, "sum");
   const auto mask = reduce_mask(x, dims, "sum");

@@ -130,3 +130,27 @@ inline T from_float(float v) { return T(v); }
   } while (0)
 #define KINDLING_KERNEL_NS emulated
 #endif
+
+namespace kindling::cuda::KINDLING_KERNEL_NS {
+
+/// The host's kindling::Half / BFloat16 pointer as the kernel's half_t / bfloat16_t one: the same
+/// 16 bits, so a launcher hands a tensor's memory to a 16-bit kernel without a copy.
+template <class K, class H>
+const K* as_kernel(const H* p) {
+  static_assert(sizeof(K) == sizeof(H));
+  return reinterpret_cast<const K*>(p);
+}
+template <class K, class H>
+K* as_kernel(H* p) {
+  static_assert(sizeof(K) == sizeof(H));
+  return reinterpret_cast<K*>(p);
+}
+
+/// Blocks of `threads` for a grid-stride loop over n elements, at most `max_blocks` (the loop
+/// covers the rest), as the elementwise kernels launch.
+inline unsigned grid_stride_blocks(std::int64_t n, int threads = 256, std::int64_t max_blocks = 2048) {
+  const std::int64_t blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned>(blocks < max_blocks ? blocks : max_blocks);
+}
+
+}  // namespace kindling::cuda::KINDLING_KERNEL_NS

@@ -30,33 +30,17 @@ __global__ void cast_from_16bit(Span<const From> x, Span<float> out) {
 namespace {
 
 template <class K, class H>
-const K* cast_ptr(const H* p) {
-  static_assert(sizeof(K) == sizeof(H));  // the host's Half and the kernel's half_t: same bits
-  return reinterpret_cast<const K*>(p);
-}
-template <class K, class H>
-K* cast_ptr(H* p) {
-  static_assert(sizeof(K) == sizeof(H));
-  return reinterpret_cast<K*>(p);
-}
-
-inline unsigned cast_blocks(std::int64_t n) {
-  const std::int64_t blocks = (n + 255) / 256;
-  return static_cast<unsigned>(blocks < 2048 ? blocks : 2048);
-}
-
-template <class K, class H>
 void launch_to_16bit(const float* x, H* out, std::int64_t n) {
   if (n == 0) return;
-  KD_LAUNCH(cast_to_16bit<K>, dim3(cast_blocks(n)), dim3(256), Span<const float>(x, n, "x"),
-            Span<K>(cast_ptr<K>(out), n, "out"));
+  KD_LAUNCH(cast_to_16bit<K>, dim3(grid_stride_blocks(n)), dim3(256), Span<const float>(x, n, "x"),
+            Span<K>(as_kernel<K>(out), n, "out"));
 }
 
 template <class K, class H>
 void launch_from_16bit(const H* x, float* out, std::int64_t n) {
   if (n == 0) return;
-  KD_LAUNCH(cast_from_16bit<K>, dim3(cast_blocks(n)), dim3(256),
-            Span<const K>(cast_ptr<K>(x), n, "x"), Span<float>(out, n, "out"));
+  KD_LAUNCH(cast_from_16bit<K>, dim3(grid_stride_blocks(n)), dim3(256),
+            Span<const K>(as_kernel<K>(x), n, "x"), Span<float>(out, n, "out"));
 }
 
 }  // namespace

@@ -95,18 +95,6 @@ __global__ void column_sum16(Span<const T> x, Span<T> out, int rows, int cols) {
 
 namespace {
 
-// The host's Half / BFloat16 and the kernel's element type have the same 16 bits.
-template <class K, class H>
-const K* as_kernel(const H* p) {
-  static_assert(sizeof(K) == sizeof(H));
-  return reinterpret_cast<const K*>(p);
-}
-template <class K, class H>
-K* as_kernel(H* p) {
-  static_assert(sizeof(K) == sizeof(H));
-  return reinterpret_cast<K*>(p);
-}
-
 template <class T, class H>
 void launch_binary16(BinaryOp op, const H* a, std::int64_t a_len, const H* b, std::int64_t b_len,
                      H* out, std::int64_t n, const BinaryLayout& layout) {
@@ -133,18 +121,16 @@ void launch_matmul16(const H* a, const H* b, H* c, int M, int N, int K) {
 template <class T, class H>
 void launch_relu16(const H* x, H* out, std::int64_t n) {
   if (n == 0) return;
-  const std::int64_t blocks = (n + 255) / 256;
-  KD_LAUNCH(relu16<T>, dim3(static_cast<unsigned>(blocks < 2048 ? blocks : 2048)), dim3(256),
+  KD_LAUNCH(relu16<T>, dim3(grid_stride_blocks(n)), dim3(256),
             Span<const T>(as_kernel<T>(x), n, "x"), Span<T>(as_kernel<T>(out), n, "out"));
 }
 
 template <class T, class H>
 void launch_relu_backward16(const H* grad, const H* x, H* dx, std::int64_t n) {
   if (n == 0) return;
-  const std::int64_t blocks = (n + 255) / 256;
-  KD_LAUNCH(relu_backward16<T>, dim3(static_cast<unsigned>(blocks < 2048 ? blocks : 2048)),
-            dim3(256), Span<const T>(as_kernel<T>(grad), n, "grad"),
-            Span<const T>(as_kernel<T>(x), n, "x"), Span<T>(as_kernel<T>(dx), n, "dx"));
+  KD_LAUNCH(relu_backward16<T>, dim3(grid_stride_blocks(n)), dim3(256),
+            Span<const T>(as_kernel<T>(grad), n, "grad"), Span<const T>(as_kernel<T>(x), n, "x"),
+            Span<T>(as_kernel<T>(dx), n, "dx"));
 }
 
 template <class T, class H>

@@ -20,8 +20,7 @@ __global__ void unscale_kernel(Span<float> grad, float inv_scale, Span<float> fo
 
 void unscale_and_check(float* grad, std::int64_t n, float inv_scale, float* found_inf) {
   if (n == 0) return;
-  const std::int64_t blocks = (n + 255) / 256;
-  KD_LAUNCH(unscale_kernel, dim3(static_cast<unsigned>(blocks < 2048 ? blocks : 2048)), dim3(256),
+  KD_LAUNCH(unscale_kernel, dim3(grid_stride_blocks(n)), dim3(256),
             Span<float>(grad, n, "grad"), inv_scale, Span<float>(found_inf, 1, "found_inf"));
 }
 
