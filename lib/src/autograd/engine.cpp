@@ -99,10 +99,26 @@ void add_into(Grads& buffer, std::uint32_t slot, Tensor&& g, std::uint32_t size)
   }
 }
 
+// Chapter 6: under autocast a float32 weight reaches the graph through its bfloat16 (or float16)
+// copy, so its gradient arrives in 16 bits, to be converted to float32 and added into .grad. When
+// it goes straight to the weight's AccumulateGrad, nothing else sees it and widening is exact: the
+// accumulator widens it as it adds (binary_ops.cpp: add_widening), the same sum, and the float32
+// copy of the gradient is never written. Not when a hook or autograd::grad would see the gradient
+// (they are owed float32), when another gradient is still to be summed with it in the buffer
+// (16-bit plus 16-bit would round), or under create_graph.
+bool leaf_widens(const Tensor& g, const InputMetadata& meta, const Edge& next, const EngineSlots& slots) {
+  if (meta.dtype != kFloat32 || !is_reduced_floating_point(g.dtype()) || !g.device().is_cpu()) return false;
+  const Node* child = next.function.get();
+  if (child->hooks() != nullptr || dynamic_cast<const AccumulateGrad*>(child) == nullptr) return false;
+  const Task& t = slots.tasks[slots.slot(child)];
+  return t.dependencies == 1 && (t.buffer.size() <= next.input_nr || !t.buffer[next.input_nr].defined());
+}
+
 // The checks PyTorch's validate_outputs makes on what a backward formula returned, and the one
 // repair it makes: a gradient for the broadcast shape is summed back to the input's shape, and a
-// gradient in another dtype is converted to the input's.
-void validate_outputs(const Node& node, Grads& grads) {
+// gradient in another dtype is converted to the input's (given the run's `slots`, not when the
+// leaf below widens it itself: leaf_widens).
+void validate_outputs(const Node& node, Grads& grads, const EngineSlots* slots = nullptr) {
   const std::size_t n = node.num_inputs();
   if (grads.size() > n) {
     throw AutogradError(std::string("Function ") + node.name() + " returned an incorrect number of gradients "
@@ -128,7 +144,8 @@ void validate_outputs(const Node& node, Grads& grads) {
       }
       g = sum_to(g, meta.shape);
     }
-    if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
+    if (g.dtype() != meta.dtype && !(slots && leaf_widens(g, meta, node.next_functions()[i], *slots)))
+      g = g.to(meta.dtype);
   }
   // [snippet: anomaly-check]
   // Anomaly mode: a NaN or Inf the formula returned stops here (anomaly_mode.cpp).
@@ -208,6 +225,9 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
   // Formulas are plain tensor ops: recorded only when the gradients must be differentiable.
   AutoGradMode grad_mode(create_graph);
   EngineSlots slots(depth - 1);
+  // A backward() that only fills .grad: the 16-bit gradient of a float32 weight may reach its
+  // AccumulateGrad unconverted (leaf_widens).
+  const bool plain_backward = accumulate_leaves && !captures && !create_graph;
 
   // 1. dependencies: how many gradients each node waits for
   SmallVector<Node*, 4> root_nodes;
@@ -272,7 +292,7 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
     Grads outputs;
     if (any && (accumulate_leaves || !is_leaf_node)) {
       outputs = n->apply(std::move(grads));
-      validate_outputs(*n, outputs);
+      validate_outputs(*n, outputs, plain_backward ? &slots : nullptr);
     }
     if (!retain_graph) n->release_saved();
 

@@ -217,8 +217,22 @@ void run_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, con
   throw DTypeError(std::string(op_name(op)) + ": unsupported dtype " + dname(dtype_of<T>()));
 }
 
+/// out = a ± alpha·b in float32 with a float16/bfloat16 b (a 16-bit gradient added into a float32
+/// .grad): b is widened as it is read. Widening is exact, so this is the value of casting b first,
+/// without writing and reading back a float32 copy of it.
+template <class H>
+void add_widening(bool sub, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const float al = sub ? -alpha.to<float>() : alpha.to<float>();  // negation is exact
+  if (al == 1.0f) binary_loop<float, H, float>(out, a, b, [](float x, H y) { return x + static_cast<float>(y); });
+  else binary_loop<float, H, float>(out, a, b, [al](float x, H y) { return x + al * static_cast<float>(y); });
+}
+
 void run(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const DType dt = out.dtype();
+  if (dt == kFloat32 && a.dtype() == kFloat32 && (op == Bin::Add || op == Bin::Sub)) {
+    if (b.dtype() == kBFloat16) return add_widening<BFloat16>(op == Bin::Sub, out, a, b, alpha);
+    if (b.dtype() == kFloat16) return add_widening<Half>(op == Bin::Sub, out, a, b, alpha);
+  }
   if (!is_reduced_floating_point(dt)) {
     dispatch(dt, op_name(op), [&](auto tag) {
       using T = typename decltype(tag)::type;
