@@ -170,6 +170,15 @@ PARITY_CASE("bf16-gemm/autocast-linear-k784") {
   amp::AutocastGuard guard;
   return F::linear(in["x"], in["w"]);
 }
+PARITY_CASE("bf16-gemm/addmm-bias-rounded-once") {
+  const Tensor b = in["b"] / 8, x = in["x"], w = in["w"];
+  return {kd::addmm(b, x, w.t()), kd::addmm(b.reshape({1, -1}), x, w.t()), kd::addmm(b, in["e"], in["f"].t())};
+}
+PARITY_CASE("bf16-gemm/float16-addmm-bias-rounded-once") { return kd::addmm(in["b"] / 8, in["x"], in["w"].t()); }
+PARITY_CASE("bf16-gemm/autocast-linear-bias") {
+  amp::AutocastGuard guard;
+  return F::linear(in["x"], in["w"], in["b"] / 8);
+}
 
 // ---- gradient accumulation -------------------------------------------------------------------------
 namespace {

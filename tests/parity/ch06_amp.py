@@ -232,6 +232,35 @@ def autocast_linear_k784(x, w):
 
 case("bf16-gemm/autocast-linear-k784", autocast_linear_k784, x=randn(32, 784), w=randn(128, 784), **BF16_ULP)
 
+# addmm's bias is added to the float32 sums and rounded with them, once (as PyTorch's CPU bfloat16
+# addmm does where it runs on oneDNN, on AVX-512 CPUs; adding the rounded product to the bias would
+# round twice and miss in about a quarter of the elements). Small integers, and eighths for the
+# bias, make every sum exact in float32 whatever its order (float16 takes larger integers, so that
+# its products must round too), so the expected values are exact and so is the comparison:
+# rtol = atol = 0. Covered: a [N] and a [1, N] bias, K = 0 (the bias alone), float16 (the widened
+# path), and Linear under autocast with float32 inputs.
+EXACT = dict(rtol=0, atol=0)
+case("bf16-gemm/addmm-bias-rounded-once",
+     rounded_once(lambda b, x, w, e, f: (b / 8 + x @ w.t(), (b / 8).reshape(1, -1) + x @ w.t(), b / 8 + e @ f.t())),
+     b=randint(-64, 64, 24, dtype="bfloat16"), x=randint(-8, 8, 40, 16, dtype="bfloat16"),
+     w=randint(-8, 8, 24, 16, dtype="bfloat16"), e=randn(5, 0, dtype="bfloat16"), f=randn(24, 0, dtype="bfloat16"),
+     **EXACT)
+case("bf16-gemm/float16-addmm-bias-rounded-once",
+     rounded_once(lambda b, x, w: b / 8 + x @ w.t(), torch.float16),
+     b=randint(-2048, 2048, 24, dtype="float16"), x=randint(-64, 64, 40, 8, dtype="float16"),
+     w=randint(-64, 64, 24, 8, dtype="float16"), **EXACT)
+
+
+def autocast_linear_bias(x, w, b):
+    """Linear with a bias under autocast: bfloat16 out, bias + x @ w.t() rounded once."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        dtype = F.linear(x, w, b / 8).dtype
+    return (b / 8 + x @ w.t()).to(dtype)
+
+
+case("bf16-gemm/autocast-linear-bias", autocast_linear_bias, x=randint(-8, 8, 64, 32, dtype="float32"),
+     w=randint(-8, 8, 48, 32, dtype="float32"), b=randint(-64, 64, 48, dtype="float32"), **EXACT)
+
 
 # ---- gradient accumulation: the loop with and without "/ accumulation_steps" ---------------------
 ACCUMULATION_STEPS, MICRO_BATCHES = 4, 8

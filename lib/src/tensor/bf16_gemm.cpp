@@ -12,6 +12,7 @@
 //     values are the same; the speed is the float32 GEMM's plus the conversions.
 // bfloat16_gemm_backend() says which one runs; KINDLING_BF16_GEMM=fallback forces the second (to
 // compare the two on a CPU that has both).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -40,9 +41,10 @@ template <class T> void widen(const T* src, std::int64_t rows, std::int64_t cols
 }
 
 /// The portable path: float32 copies of the operands, the float32 GEMM, one rounding per element.
+/// A bias starts every row of the float32 result (beta = 1), so it is rounded with the product.
 template <class T>
 void widened_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda,
-                  const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+                  const T* b, std::int64_t ldb, T* c, std::int64_t ldc, const T* bias) {
   // The stored matrices: A is [m, k] as stored, or [k, m] read transposed (likewise B), so each is
   // widened row by row, in the order its memory runs, and the GEMM applies the transposes.
   const std::int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
@@ -57,7 +59,12 @@ void widened_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t
   float* wc = wb + b_rows * b_cols;
   widen(a, a_rows, a_cols, lda, wa);
   widen(b, b_rows, b_cols, ldb, wb);
-  detail::gemm(ta, tb, m, n, k, 1.0f, wa, a_cols, wb, b_cols, 0.0f, wc, n);
+  if (bias) {
+    for (std::int64_t i = 0; i < m; ++i) widen(bias, 1, n, n, wc + i * n);
+  } else if (k == 0) {
+    std::fill(wc, wc + m * n, 0.0f);  // an empty sum is 0 (BLAS is not trusted with k = 0)
+  }
+  if (k > 0) detail::gemm(ta, tb, m, n, k, 1.0f, wa, a_cols, wb, b_cols, bias ? 1.0f : 0.0f, wc, n);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = T(wc[i * n + j]);  // rounds to nearest, ties to even
 }
@@ -78,7 +85,7 @@ using dt = dn::memory::data_type;
 struct Bf16Matmul {
   dn::memory::desc a, b, c;
   dn::matmul prim;
-  dn::memory ma, mb, mc;
+  dn::memory ma, mb, mc, mbias;
   std::unordered_map<int, dn::memory> args;
 };
 
@@ -112,24 +119,34 @@ const std::string& dnnl_implementation() {
 }
 
 /// Runs the product on oneDNN; false when it refused (the caller then widens).
+/// A bias is the primitive's own bias argument ([1, n], broadcast over the rows): oneDNN adds it to
+/// the float32 sums before it rounds them.
 bool dnnl_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, const BFloat16* a,
-               std::int64_t lda, const BFloat16* b, std::int64_t ldb, BFloat16* c, std::int64_t ldc) {
+               std::int64_t lda, const BFloat16* b, std::int64_t ldb, BFloat16* c, std::int64_t ldc,
+               const BFloat16* bias) {
   using Key = std::tuple<bool, bool, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         std::int64_t>;
+                         std::int64_t, bool>;
   // Per thread: primitives may be executed from several threads, but the map is not shared.
   thread_local std::map<Key, Bf16Matmul> cache;
   thread_local dn::stream stream(cpu_engine());
-  const Key key{ta, tb, m, n, k, lda, ldb, ldc};
+  const Key key{ta, tb, m, n, k, lda, ldb, ldc, bias != nullptr};
   auto it = cache.find(key);
   try {
     if (it == cache.end()) {
       if (cache.size() >= 256) cache.clear();  // a program that multiplies many shapes: start over
-      Bf16Matmul mm{matrix_desc(m, k, ta, lda), matrix_desc(k, n, tb, ldb), matrix_desc(m, n, false, ldc), {}, {}, {}, {}, {}};
-      mm.prim = dn::matmul(dn::matmul::primitive_desc(dn::matmul::desc(mm.a, mm.b, mm.c), cpu_engine()));
+      Bf16Matmul mm{matrix_desc(m, k, ta, lda), matrix_desc(k, n, tb, ldb), matrix_desc(m, n, false, ldc),
+                    {}, {}, {}, {}, {}, {}};
+      const dn::memory::desc bias_desc = matrix_desc(1, n, false, n);
+      mm.prim = dn::matmul(dn::matmul::primitive_desc(
+          bias ? dn::matmul::desc(mm.a, mm.b, bias_desc, mm.c) : dn::matmul::desc(mm.a, mm.b, mm.c), cpu_engine()));
       mm.ma = dn::memory(mm.a, cpu_engine(), DNNL_MEMORY_NONE);
       mm.mb = dn::memory(mm.b, cpu_engine(), DNNL_MEMORY_NONE);
       mm.mc = dn::memory(mm.c, cpu_engine(), DNNL_MEMORY_NONE);
       mm.args = {{DNNL_ARG_SRC, mm.ma}, {DNNL_ARG_WEIGHTS, mm.mb}, {DNNL_ARG_DST, mm.mc}};
+      if (bias) {
+        mm.mbias = dn::memory(bias_desc, cpu_engine(), DNNL_MEMORY_NONE);
+        mm.args.emplace(DNNL_ARG_BIAS, mm.mbias);
+      }
       it = cache.emplace(key, std::move(mm)).first;
     }
     detail::gemm_threads(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k), true);
@@ -138,6 +155,7 @@ bool dnnl_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k,
     mm.ma.set_data_handle(const_cast<BFloat16*>(a));
     mm.mb.set_data_handle(const_cast<BFloat16*>(b));
     mm.mc.set_data_handle(c);
+    if (bias) mm.mbias.set_data_handle(const_cast<BFloat16*>(bias));
     mm.prim.execute(stream, mm.args);
     stream.wait();
     return true;
@@ -171,18 +189,19 @@ std::string bfloat16_gemm_backend() {
 namespace detail {
 
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const BFloat16* a,
-          std::int64_t lda, const BFloat16* b, std::int64_t ldb, BFloat16* c, std::int64_t ldc) {
+          std::int64_t lda, const BFloat16* b, std::int64_t ldb, BFloat16* c, std::int64_t ldc,
+          const BFloat16* bias) {
   if (m <= 0 || n <= 0) return;
 #ifdef KINDLING_HAVE_DNNL
-  if (k > 0 && use_dnnl() && dnnl_gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc)) return;
+  if (k > 0 && use_dnnl() && dnnl_gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, bias)) return;
 #endif
-  widened_gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+  widened_gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, bias);
 }
 
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const Half* a,
-          std::int64_t lda, const Half* b, std::int64_t ldb, Half* c, std::int64_t ldc) {
+          std::int64_t lda, const Half* b, std::int64_t ldb, Half* c, std::int64_t ldc, const Half* bias) {
   if (m <= 0 || n <= 0) return;
-  widened_gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+  widened_gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, bias);
 }
 
 }  // namespace detail

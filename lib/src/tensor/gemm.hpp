@@ -16,14 +16,18 @@ void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a,
           std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc);
 
-/// The 16-bit products (bf16_gemm.cpp): C[M, N] = op(A) · op(B) with 16-bit A, B and C and
-/// float32 accumulation, each element rounded once (to nearest, ties to even) at the end.
-/// bfloat16 runs on oneDNN where this CPU has bfloat16 instructions; every other case (float16,
-/// a CPU without them) widens the operands to float32 -- exactly -- and runs the float32 GEMM.
+/// The 16-bit products (bf16_gemm.cpp): C[M, N] = op(A) · op(B) (+ bias) with 16-bit A, B, C and
+/// bias and float32 accumulation, each element rounded once (to nearest, ties to even) at the end.
+/// `bias`, when not null, holds N values added to every row before that rounding: addmm's bias,
+/// rounded once with the product as PyTorch's CPU bfloat16 addmm does (a separate add would
+/// round twice). bfloat16 runs on oneDNN where this CPU has bfloat16 instructions; every other
+/// case (float16, a CPU without them) widens the operands to float32 -- exactly -- and runs the
+/// float32 GEMM.
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const BFloat16* a,
-          std::int64_t lda, const BFloat16* b, std::int64_t ldb, BFloat16* c, std::int64_t ldc);
+          std::int64_t lda, const BFloat16* b, std::int64_t ldb, BFloat16* c, std::int64_t ldc,
+          const BFloat16* bias = nullptr);
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const Half* a,
-          std::int64_t lda, const Half* b, std::int64_t ldb, Half* c, std::int64_t ldc);
+          std::int64_t lda, const Half* b, std::int64_t ldb, Half* c, std::int64_t ldc, const Half* bias = nullptr);
 
 /// The threads one product of `macs` multiply-adds gets (gemm.cpp's policy), already applied to
 /// OpenMP's count for the calling thread when `for_openmp`.

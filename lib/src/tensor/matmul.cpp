@@ -46,12 +46,16 @@ struct Mat {
   std::int64_t rows, cols, rs, cs;
 };
 
-/// C[M, N] (contiguous) = A[M, K] · B[K, N].
-template <class T> void gemm(const Mat& A, const Mat& B, T* C) {
+/// C[M, N] (contiguous) = A[M, K] · B[K, N] (+ bias[N] on every row: 16-bit products only, where
+/// it is rounded together with the product).
+template <class T> void gemm(const Mat& A, const Mat& B, T* C, const T* bias = nullptr) {
   const std::int64_t M = A.rows, K = A.cols, N = B.cols;
   if (M == 0 || N == 0) return;
   if (K == 0) {  // an empty sum is 0 (do not trust BLAS with k = 0)
-    std::fill(C, C + M * N, T(0));
+    for (std::int64_t i = 0; i < M; ++i) {
+      if (bias) std::copy(bias, bias + N, C + i * N);
+      else std::fill(C + i * N, C + (i + 1) * N, T(0));
+    }
     return;
   }
   const T* a = reinterpret_cast<const T*>(A.ptr);
@@ -64,7 +68,7 @@ template <class T> void gemm(const Mat& A, const Mat& B, T* C) {
     // 16-bit operands: float32 accumulation, one rounding per element -- what PyTorch's CPU
     // bfloat16 GEMM computes (bf16_gemm.cpp: oneDNN where the CPU has bfloat16 instructions).
     const BlasLayout la = blas_layout(M, K, A.rs, A.cs), lb = blas_layout(K, N, B.rs, B.cs);
-    detail::gemm(la.trans, lb.trans, M, N, K, a, la.ld, b, lb.ld, C, N);
+    detail::gemm(la.trans, lb.trans, M, N, K, a, la.ld, b, lb.ld, C, N, bias);
   } else {
     // Integer matmul (BLAS has none): the textbook i-k-j loop, reading any strides.
     std::fill(C, C + M * N, T(0));
@@ -111,7 +115,9 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
 /// The product kernel behind every matrix product here: torch.matmul's rules for any ranks, one GEMM
 /// per matrix of the broadcast batch (or a single GEMM when the batch folds into rows). It computes
 /// values only; the public functions below record the product for autograd under PyTorch's names.
-Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
+/// `bias16` (addmm under autocast): a contiguous [N] bias of a 16-bit product of two matrices,
+/// added inside the GEMM before its one rounding.
+Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op, const Tensor& bias16 = Tensor()) {
   // On a device: a float32 matrix product has a kernel (device_ops.hpp); others keep check_cpu's error.
   check_same_device(a_in, b_in, op);
   if (const DeviceOps* dev = device_product(a_in, b_in)) {
@@ -198,6 +204,13 @@ Tensor product(const Tensor& a_in, const Tensor& b_in, const char* op) {
       if (fold) {
         gemm<T>({ap, nbatch * M, K, fold_rs, astr.end()[-1]}, {bp, K, N, bstr.end()[-2], bstr.end()[-1]}, c);
         return;
+      }
+      if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) {
+        if (bias16.defined()) {  // two matrices (addmm checked it): one GEMM with the bias
+          gemm<T>({ap, M, K, astr.end()[-2], astr.end()[-1]}, {bp, K, N, bstr.end()[-2], bstr.end()[-1]}, c,
+                  bias16.data_ptr<T>());
+          return;
+        }
       }
       // Element strides of each operand over the broadcast batch dims (0 where it is broadcast).
       const std::size_t nb = batch.size();
@@ -342,7 +355,15 @@ Tensor addmm(const Tensor& bias_in, const Tensor& a_in, const Tensor& b_in, Scal
   const Tensor bias = autocast_to_lower(bias_in), a = autocast_to_lower(a_in), b = autocast_to_lower(b_in);
   check_ranks(a, b, 2, 2, "addmm", "addmm(bias, a, b) computes bias + a @ b for matrices a [n, k], b [k, m].");
   check_defined(bias, "addmm");
-  Tensor prod = product(a, b, "addmm");  // [n, m]
+  // A 16-bit product (Linear under autocast): a bias of one value per column, in the product's
+  // dtype, goes into the GEMM and is rounded once with the sums, as in PyTorch's CPU bfloat16
+  // addmm -- adding it afterwards would round twice and cost a pass over the result.
+  const bool fused = is_reduced_floating_point(a.dtype()) && a.device().is_cpu() && b.device().is_cpu() &&
+                     bias.device().is_cpu() && b.dtype() == a.dtype() && bias.dtype() == a.dtype() &&
+                     alpha.to_double() == 1.0 && beta.to_double() == 1.0 && bias.numel() == b.size(1) &&
+                     a.size(1) == b.size(0) && (bias.dim() == 1 || (bias.dim() == 2 && bias.size(0) == 1));
+  Tensor prod = fused ? product(a, b, "addmm", bias.contiguous()) : product(a, b, "addmm");  // [n, m]
+  if (fused) return record<"addmm">(prod, bias, a, b, beta, alpha);
   const Shape out_shape = broadcast_shapes(bias.shape(), prod.shape(), "addmm");
   if (out_shape != prod.shape()) {
     throw ShapeError("addmm: bias of shape " + shape_str(bias.shape()) + " does not broadcast to the product's "
