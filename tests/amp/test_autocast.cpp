@@ -67,6 +67,32 @@ TEST_CASE("autocast: only bfloat16 and float16 are autocast dtypes") {
   CHECK_FALSE(kd::is_autocast_enabled());
 }
 
+TEST_CASE("autocast: ReLU in float16 and bfloat16 equals the float32 round trip for every 16-bit pattern") {
+  // x takes all 65,536 patterns (NaNs, infinities, signed zeros, subnormals).
+  std::vector<std::uint16_t> xbits(65536);
+  for (std::size_t i = 0; i < xbits.size(); ++i) xbits[i] = static_cast<std::uint16_t>(i);
+  for (kd::DType dt : {kd::kFloat16, kd::kBFloat16}) {
+    INFO(kd::dtype_name(dt));
+    kd::Tensor x = kd::empty({65536}, {.dtype = dt});
+    std::memcpy(x.raw_data_ptr(), xbits.data(), 65536 * 2);
+    const kd::Tensor out = x.relu();  // the 16-bit select
+    // The reference: widen (exact), relu in float32, round back.
+    const kd::Tensor ref = x.to(kd::kFloat32).relu().to(dt);
+    REQUIRE(out.dtype() == dt);
+    std::vector<std::uint16_t> got(65536), want(65536);
+    std::memcpy(got.data(), out.raw_data_ptr(), 65536 * 2);
+    std::memcpy(want.data(), ref.raw_data_ptr(), 65536 * 2);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("x pattern " << i);
+      REQUIRE(got[i] == want[i]);
+    }
+    // A view that is not contiguous takes the general path, with the same values.
+    const kd::Tensor pairs = x.view({256, 256}).t();
+    CHECK(kd::allclose(pairs.relu().to(kd::kFloat32), pairs.to(kd::kFloat32).relu().to(dt).to(kd::kFloat32), 0, 0,
+                       /*equal_nan=*/true));
+  }
+}
+
 TEST_CASE("autocast: ReLU's gradient in float16 and bfloat16 is where(y > 0, g, 0) for every 16-bit pattern") {
   // y takes all 65,536 patterns (NaNs, infinities, signed zeros, subnormals); g counts up.
   std::vector<std::uint16_t> ybits(65536), gbits(65536);

@@ -2,6 +2,7 @@
 #include "kindling/tensor/tensor.hpp"
 #include "kindling/tensor/small_object_pool.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -192,12 +193,24 @@ bool same_dense_layout(const Tensor& a, const Tensor& b) {
 // float32 <-> bfloat16 over n elements: the rounding of float_to_bfloat16_bits (half.hpp) written
 // without a branch, so that the compiler vectorises it (every autocast cast of a weight, an
 // activation or a gradient goes through here; the element loop below takes 5-10x longer).
-void float_to_bfloat16_flat(const float* in, std::uint16_t* out, std::int64_t n) {
+void float_to_bfloat16_block(const float* in, std::uint16_t* out, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) {
     std::uint32_t x;
     std::memcpy(&x, in + i, sizeof x);
     const std::uint32_t rounded = (x + 0x7FFFu + ((x >> 16) & 1u)) >> 16;
     out[i] = static_cast<std::uint16_t>((x & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC0u : rounded);
+  }
+}
+void float_to_bfloat16_flat(const float* in, std::uint16_t* out, std::int64_t n) {
+  // A source past the caches (an input batch cast for autocast, read once from memory) is
+  // prefetched 8 KB ahead: the loop is waiting for memory, and asking early hides the latency
+  // (64 x 784 floats cast in ~9 us instead of ~13 us here).
+  constexpr std::int64_t kBlock = 1024, kAhead = 2048, kLine = 16;  // in floats; 64-byte lines
+  if (n < 4 * kAhead) return float_to_bfloat16_block(in, out, n);
+  for (std::int64_t b = 0; b < n; b += kBlock) {
+    const std::int64_t ahead_end = std::min(n, b + kAhead + kBlock);
+    for (std::int64_t l = b + kAhead; l < ahead_end; l += kLine) __builtin_prefetch(in + l, 0, 0);
+    float_to_bfloat16_block(in + b, out + b, std::min(kBlock, n - b));
   }
 }
 void bfloat16_to_float_flat(const std::uint16_t* in, float* out, std::int64_t n) {

@@ -134,11 +134,34 @@ Tensor sigmoid(const Tensor& x) {
   });
 }
 
+namespace {
+// relu in float16/bfloat16 (autocast's activations): a select with no arithmetic to round, so one
+// loop over the 16-bit patterns gives what the float32 round trip gives, without its two casts.
+// v < 0 exactly when the sign bit is set and the rest is neither zero (-0 stays -0) nor past inf;
+// a NaN comes out as the round trip writes it: 0x7FC0 (bfloat16), 0x7E00 with its sign (float16).
+Tensor relu_16bit(const Tensor& x) {
+  const bool half = x.dtype() == kFloat16;
+  const std::uint16_t inf = half ? 0x7C00 : 0x7F80, quiet = half ? 0x7E00 : 0x7FC0, keep_sign = half ? 0x8000 : 0;
+  Tensor out = make_tensor(x.shape(), x.dtype());
+  const auto* xp = static_cast<const std::uint16_t*>(x.raw_data_ptr());
+  auto* op = static_cast<std::uint16_t*>(out.raw_data_ptr());
+  const std::int64_t n = x.numel();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint16_t v = xp[i], magnitude = v & 0x7FFF;
+    const std::uint16_t nan = static_cast<std::uint16_t>((v & keep_sign) | quiet);
+    op[i] = magnitude > inf ? nan : (v & 0x8000) && magnitude != 0 ? std::uint16_t{0} : v;
+  }
+  return out;
+}
+}  // namespace
+
 Tensor relu(const Tensor& x) {
   refuse_bool(x, "relu", "convert first, e.g. .to(kd::kFloat32).");
   // On a device: its relu kernel (device_ops.hpp), for float32/16/bf16; else check_cpu's DeviceError below.
   if (const DeviceOps* dev = device_ops(x); dev && dev->relu && device_float(x.dtype()))
     return record<"relu">(dev->relu(x), x);
+  if (is_reduced_floating_point(x.dtype()) && x.device().is_cpu() && x.is_contiguous())
+    return record<"relu">(relu_16bit(x), x);
   // `v < 0 ? 0 : v` (not `v > 0 ? v : 0`) lets NaN through, like PyTorch.
   return same_dtype_unary<"relu">(x, [](auto v) {
     using T = decltype(v);
