@@ -12,7 +12,6 @@
 //     values are the same; the speed is the float32 GEMM's plus the conversions.
 // bfloat16_gemm_backend() says which one runs; KINDLING_BF16_GEMM=fallback forces the second (to
 // compare the two on a CPU that has both).
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -59,12 +58,9 @@ void widened_gemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t
   float* wc = wb + b_rows * b_cols;
   widen(a, a_rows, a_cols, lda, wa);
   widen(b, b_rows, b_cols, ldb, wb);
-  if (bias) {
+  if (bias)
     for (std::int64_t i = 0; i < m; ++i) widen(bias, 1, n, n, wc + i * n);
-  } else if (k == 0) {
-    std::fill(wc, wc + m * n, 0.0f);  // an empty sum is 0 (BLAS is not trusted with k = 0)
-  }
-  if (k > 0) detail::gemm(ta, tb, m, n, k, 1.0f, wa, a_cols, wb, b_cols, bias ? 1.0f : 0.0f, wc, n);
+  detail::gemm(ta, tb, m, n, k, 1.0f, wa, a_cols, wb, b_cols, bias ? 1.0f : 0.0f, wc, n);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) c[i * ldc + j] = T(wc[i * n + j]);  // rounds to nearest, ties to even
 }
