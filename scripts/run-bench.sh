@@ -66,7 +66,7 @@ first=$(head -n1 "$MANIFEST")
 peers=$("$BUILD/bench/$first" --describe-peers 2>/dev/null || echo unknown)
 mem=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
 echo "# captured: $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "# machine: $cpu, $(nproc) cores, $mem, Linux $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
+echo "# machine: $cpu, $(getconf _NPROCESSORS_ONLN) cores, $mem, Linux $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
 echo "# cpu: $cpu"
 echo "# instruction-sets: $isa_list"
 echo "# command: $command"
@@ -74,7 +74,7 @@ echo "# commit: $commit"
 echo "# peers: $peers"
 echo "# load-average: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the run"
 (cd "$HERE" && git ls-files bench | LC_ALL=C sort | while read -r f; do
-  [[ "$f" == *CMakeLists.txt ]] || echo "# source-sha256: $f=$(sha256sum "$f" | cut -d' ' -f1)"
+  [[ "$f" == *CMakeLists.txt || "$f" == *.md ]] || echo "# source-sha256: $f=$(sha256sum "$f" | cut -d' ' -f1)"
 done)
 echo "# recapture: $command > out.txt (the header is part of the output; see book/README.md)"
 start=$(date +%s)
