@@ -47,6 +47,10 @@ if ! cmake --build "$BUILD" --target bench_peers >&2; then
   echo "run-bench: building the LibTorch peers (target bench_peers) failed; their benchmarks will fail" >&2
 fi
 
+for program in "${ONLY[@]}"; do
+  grep -qx "$program" "$MANIFEST" || { echo "run-bench: --only $program: no such benchmark (see $MANIFEST)" >&2; exit 2; }
+done
+
 # The header (stdout, before any BENCH line).
 cpuinfo_field() { awk -F': *' -v key="$1" '$1 ~ "^"key"[ \t]*$" { print $2; exit }' /proc/cpuinfo; }
 isa=()
@@ -61,7 +65,11 @@ if [[ -n "$(git -C "$HERE" status --porcelain --untracked-files=no 2>/dev/null)"
   commit="$commit + uncommitted changes"
 fi
 command="make bench"
-[[ ${#ARGS[@]} -gt 0 || ${#ONLY[@]} -gt 0 ]] && command="bash scripts/run-bench.sh ${ARGS[*]}${ONLY[*]:+ --only ${ONLY[*]}}"
+if [[ ${#ARGS[@]} -gt 0 || ${#ONLY[@]} -gt 0 ]]; then
+  command="bash scripts/run-bench.sh"
+  [[ ${#ARGS[@]} -gt 0 ]] && command+=" ${ARGS[*]}"
+  for program in "${ONLY[@]}"; do command+=" --only $program"; done
+fi
 first=$(head -n1 "$MANIFEST")
 peers=$("$BUILD/bench/$first" --describe-peers 2>/dev/null || echo unknown)
 mem=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
