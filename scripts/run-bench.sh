@@ -81,8 +81,14 @@ echo "# command: $command"
 echo "# commit: $commit"
 echo "# peers: $peers"
 echo "# load-average: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the run"
+# Every source in bench/ but the build file and the Markdown; with --only, not the other programs'
+# main files (bench/<name>.cpp), so that a capture of one program goes stale only when it could change.
 (cd "$HERE" && git ls-files bench | LC_ALL=C sort | while read -r f; do
-  [[ "$f" == *CMakeLists.txt || "$f" == *.md ]] || echo "# source-sha256: $f=$(sha256sum "$f" | cut -d' ' -f1)"
+  [[ "$f" == *CMakeLists.txt || "$f" == *.md ]] && continue
+  if [[ ${#ONLY[@]} -gt 0 && "$f" =~ ^bench/([a-z0-9_]+)\.cpp$ && " ${ONLY[*]} " != *" bench_${BASH_REMATCH[1]} "* ]]; then
+    continue
+  fi
+  echo "# source-sha256: $f=$(sha256sum "$f" | cut -d' ' -f1)"
 done)
 echo "# recapture: $command > out.txt (the header is part of the output; see book/README.md)"
 start=$(date +%s)
