@@ -103,16 +103,26 @@ inline std::string describe_peers() {
 
 // ---- the machine ---------------------------------------------------------------------------------
 
-/// The CPU's model name (/proc/cpuinfo), e.g. "AMD EPYC 9B45 128-Core Processor".
+/// The CPU's model name with its family and model numbers (/proc/cpuinfo), e.g. "AMD EPYC (family 25
+/// model 1)": a virtual machine may name only the brand, and the numbers still tell a Zen 3 (25) from a
+/// Zen 5 (26). scripts/run-bench.sh writes the same words into its header.
 inline std::string cpu_model() {
   std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) {
-      auto v = line.substr(line.find(':') + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
+  std::string name = "unknown", family = "?", model = "?";
+  for (std::string line; std::getline(f, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) {
+      if (line.empty() && name != "unknown") break;  // the end of the first processor's block
+      continue;
     }
-  return "unknown";
+    std::string key = line.substr(0, colon), value = line.substr(colon + 1);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    if (key == "model name") name = value;
+    else if (key == "cpu family") family = value;
+    else if (key == "model") model = value;
+  }
+  return name + " (family " + family + " model " + model + ")";
 }
 
 /// The vector instruction sets of this CPU that matter to the GEMMs: "avx2,fma,avx512f,avx512_bf16".
