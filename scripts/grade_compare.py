@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import os
+import stat
 
 MAX_REPORT_BYTES = 64 << 20  # a test reports a few MB at most; more is a flood
 
@@ -53,6 +55,125 @@ def _close(a, e, rtol: float, atol: float) -> bool:
             return a == e
         return not math.isnan(a) and abs(a - e) <= atol + rtol * abs(e)
     return a == e
+
+
+def _tensor(got: dict, name: str, shape: list[int] | None = None) -> tuple[list[float] | None, list[int], str]:
+    """A reported floating-point tensor's values and shape, or why it cannot be used."""
+    rec = got.get(name)
+    if rec is None:
+        return None, [], f"{name}: no result was reported (the test stopped before it)"
+    if rec.get("kind") != "tensor" or rec.get("undefined") or not str(rec.get("dtype", "")).startswith("float"):
+        return None, [], f"{name}: expected a floating-point tensor, the test reported {rec.get('kind')}"
+    sh = [int(x) for x in rec.get("shape", [])]
+    data = [float(_num(x)) for x in rec.get("data", [])]
+    if shape is not None and sh != list(shape):
+        return None, sh, f"{name}: expected shape {_ints(shape)}, got {_ints(sh)}"
+    if len(data) != math.prod(sh):
+        return None, sh, f"{name}: the report's values do not fill its shape"
+    return data, sh, ""
+
+
+def _rows(flat: list[float], cols: int) -> list[list[float]]:
+    return [flat[i:i + cols] for i in range(0, len(flat), cols)]
+
+
+def _evaluate(w1, b1, w2, b2, xs, ys) -> tuple[float, float]:
+    """(mean cross-entropy, accuracy) of Linear -> ReLU -> Linear on (xs, ys), in float64. Ties in the
+    argmax go to the first class, as torch.argmax does."""
+    total, correct = 0.0, 0
+    for x, y in zip(xs, ys):
+        h = [max(0.0, b + sum(map(operator.mul, x, w))) for w, b in zip(w1, b1)]
+        z = [b + sum(map(operator.mul, h, w)) for w, b in zip(w2, b2)]
+        m = max(z)
+        total += m + math.log(sum(math.exp(v - m) for v in z)) - z[y]
+        correct += int(z.index(m) == y)
+    return total / len(ys), correct / len(ys)
+
+
+def judge_classifier(spec: dict, got: dict) -> str:
+    """'' when the network the test trained and reported meets the bounds of `spec` (see twins.py's
+    judge_classifier) on data evaluated here, else what it missed. The network's weights are the test's
+    only say: its loss and accuracy are computed here, on held-out data its process never saw."""
+    names = spec["weights"]
+    w1, sh1, why = _tensor(got, names[0])
+    if why:
+        return why
+    if len(sh1) != 2 or not 0 < sh1[0] <= 4096:
+        return f"{names[0]}: expected a [hidden, features] weight, got shape {_ints(sh1)}"
+    features = len(spec["sets"][0]["x"][0])
+    hidden = sh1[0]
+    b1, _, why = _tensor(got, names[1], [hidden])
+    if why:
+        return why
+    w2, sh2, why = _tensor(got, names[2])
+    if why:
+        return why
+    if len(sh2) != 2 or sh2[1] != hidden or not 0 < sh2[0] <= 1000:
+        return f"{names[2]}: expected a [classes, {hidden}] weight, got shape {_ints(sh2)}"
+    b2, _, why = _tensor(got, names[3], [sh2[0]])
+    if why:
+        return why
+    if sh1[1] != features:
+        return f"{names[0]}: expected shape [{hidden}, {features}], got {_ints(sh1)}"
+    for n, v in zip(names, (w1, b1, w2, b2)):
+        if not all(math.isfinite(a) for a in v):
+            return f"{n}: the trained network has non-finite weights (the training diverged)"
+    W1, W2 = _rows(w1, features), _rows(w2, hidden)
+    measured = {}
+    for st in spec["sets"]:
+        loss, acc = _evaluate(W1, b1, W2, b2, st["x"], st["y"])
+        measured[st["label"]] = loss
+        n = len(st["y"])
+        if st.get("max_loss") is not None and not loss < st["max_loss"]:
+            return (f"the trained network's cross-entropy on {st['label']} ({n} samples) is {loss:.4g}; learning "
+                    f"happened below {st['max_loss']:g} (a network that guesses has about "
+                    f"{math.log(len(b2)):.3g})")
+        if st.get("min_accuracy") is not None and not acc >= st["min_accuracy"]:
+            return (f"the trained network classifies {acc:.1%} of {st['label']} ({n} samples) correctly; "
+                    f"needed: {st['min_accuracy']:.0%} (guessing: {1 / len(b2):.0%})")
+    if spec.get("losses"):
+        losses, sh, why = _tensor(got, spec["losses"])
+        if why:
+            return why
+        if not losses:
+            return f"{spec['losses']}: the program recorded no loss"
+        for k, v in enumerate(losses):
+            if not math.isfinite(v):
+                return f"the loss the program recorded at step {k} is {_fmt(v)} (it must stay finite)"
+        if spec.get("last_loss_of"):
+            real = measured[spec["last_loss_of"]]
+            if not abs(losses[-1] - real) < spec.get("last_loss_tol", 0.02):
+                return (f"the program's last recorded loss is {losses[-1]:.4g}; its network's cross-entropy on "
+                        f"{spec['last_loss_of']} is {real:.4g} (a program must record the loss it trains on)")
+    if spec.get("moved"):
+        name, least = spec["moved"]
+        w0, _, why = _tensor(got, name, sh1)
+        if why:
+            return why
+        n0 = math.sqrt(sum(a * a for a in w0))
+        moved = math.sqrt(sum((a - b) ** 2 for a, b in zip(w1, w0))) / n0 if n0 > 0 else 0.0
+        if not moved >= least:
+            return (f"{names[0]} moved by {100 * moved:.3g} % of its initial norm (needed: at least "
+                    f"{100 * least:g} %; a layer that no gradient reaches keeps its initial weights)")
+    return ""
+
+
+def judged_names(spec: dict) -> list[str]:
+    """The reported results a judged result reads."""
+    names = list(spec.get("weights", []))
+    if spec.get("losses"):
+        names.append(spec["losses"])
+    if spec.get("moved"):
+        names.append(spec["moved"][0])
+    return names
+
+
+def regular_file(path: str) -> bool:
+    """A file the test process wrote, to be read here: a regular file, not a symlink to something of ours."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def compare_one(name: str, exp: dict, got: dict) -> str:
@@ -120,6 +241,8 @@ def compare(expected_path: str, reports_path: str) -> tuple[bool, str, int]:
         expected = json.load(f)["results"]
     got: dict[str, dict] = {}
     dupes: list[str] = []
+    if os.path.lexists(reports_path) and not regular_file(reports_path):
+        return False, "the test's report is not a regular file (a symlink?)", 0
     try:
         if os.path.getsize(reports_path) > MAX_REPORT_BYTES:
             return False, "the test reported more than 64 MB of results (a flood?)", 0
@@ -138,13 +261,20 @@ def compare(expected_path: str, reports_path: str) -> tuple[bool, str, int]:
         pass
     if dupes:
         return False, f"result {dupes[0]!r} was reported twice", 0
+    consumed = set(expected)
     for name, exp in expected.items():  # in the twin's order: the first disagreement a learner meets
+        if exp.get("kind") == "classifier":
+            consumed |= set(judged_names(exp))
+            why = judge_classifier(exp, got)
+            if why:
+                return False, why, 0
+            continue
         if name not in got:
             return False, f"{name}: no result was reported (the test stopped before it)", 0
         why = compare_one(name, exp, got[name])
         if why:
             return False, why, 0
-    extra = sorted(set(got) - set(expected))
+    extra = sorted(set(got) - consumed)
     if extra:
         return False, f"the test reported {extra[0]!r}, which its PyTorch twin does not know (twin out of date?)", 0
     return True, "", len(expected)

@@ -16,7 +16,7 @@ SHAPES = {"w1": (2, 16), "b1": (16,), "w2": (16, 1), "b2": (1,)}
 
 
 def data():
-    rng = np.random.default_rng(2024)
+    rng = ms.secret_rng("ch02 data")  # new points every grading run
     x = rng.uniform(-1.5, 1.5, (128, 2))
     y = (np.sin(2 * x[:, 0]) * np.cos(x[:, 1]))[:, None]
     return x, y
