@@ -409,8 +409,11 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
         log(args, f"grade: building {', '.join(targets)} ...")
         _, build_out = build(args, targets)
 
-    twins_dir, twins_error = (twins(args, ch, [t.name for t in tests], workdir)
-                              if desc and desc.get("model") == "library" and tests else (None, ""))
+    library = bool(desc and desc.get("model") == "library")
+    twins_dir, twins_error = (twins(args, ch, [t.name for t in tests], workdir) if library and tests else (None, ""))
+    if tests and not library:
+        notes.append("this chapter is not in the library model: its verdicts come from its test processes "
+                     "alone (fine for the grader's own fixtures, not for grading a class)")
     if twins_error:
         notes.append(twins_error)
     twin_manifest = {}
@@ -478,8 +481,11 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
             slug = twin_manifest.get(t.name)
             inputs = str(twins_dir / slug / "in") if slug else None
             expected = str(twins_dir / slug / "expected.json") if slug else None
+            # In the library model a test worth points needs results judged outside its process (no twin:
+            # a grader problem, 0 points). The older model (the grader's own fixture chapters) has no twins.
+            points = t.max_score if library else None
             futures[t.name] = pool.submit(run_test, str(binary), t.name, timeouts.get(t.exercise, args.timeout),
-                                          args.output_limit, workdir, inputs, expected, t.max_score)
+                                          args.output_limit, workdir, inputs, expected, points)
         ms_future = None
         if ms_target:
             ms_bin = bin_dir / ms_target

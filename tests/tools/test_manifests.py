@@ -49,6 +49,9 @@ def book_points(ch: str) -> dict[str, int]:
 
 def check_chapter(ch: str) -> None:
     manifest = json.loads((TESTS / ch / "exercises.json").read_text())
+    if manifest.get("model") != "library":
+        err(f"{ch}: not in the library model: its tests would have no PyTorch twins to judge them outside "
+            f"their processes")
     pts = {ex: meta["points"] for ex, meta in manifest.get("exercises", {}).items()}
     if "milestone" in manifest:
         pts["milestone"] = manifest["milestone"]["points"]

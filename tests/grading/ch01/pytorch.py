@@ -84,7 +84,7 @@ def views(kw, zoo):
 
 def random_programs(count, seed):
     """Random non-contiguous views: rank 1..4, permuted, sliced with steps, sometimes a stride-0 lead dim."""
-    rng = np.random.default_rng(seed)
+    rng = case_rng("random views", str(seed))  # other views every grading run
     out = []
     for i in range(count):
         rank = int(rng.integers(1, 5))
@@ -109,6 +109,23 @@ def random_programs(count, seed):
 SHAPES = [(), (7,), (2, 3), (2, 3, 4), (4, 1, 3), (1, 1), (0,), (0, 3), (3, 0, 2), (2, 1, 0, 5), (5, 4, 3, 2, 1)]
 
 
+def random_shape(lo_rank=1, hi_rank=5, hi_dim=9):
+    """A shape drawn for this grading run (secret): strides and broadcast shapes depend on nothing else,
+    so fixed shapes alone would let a submission know every answer in advance."""
+    return tuple(vary(1, hi_dim + 1) for _ in range(vary(lo_rank, hi_rank + 1)))
+
+
+def unique(items):
+    out = []
+    for it in items:
+        if it not in out:
+            out.append(it)
+    return out
+
+
+SHAPES = unique(SHAPES + [random_shape() for _ in range(5)])
+
+
 @case("strides: every new tensor is row-major", shapes=lines(SHAPES))
 def _(shapes):
     out = {}
@@ -118,21 +135,54 @@ def _(shapes):
     return out
 
 
-@case("strides: results of ops on row-major inputs", a=randn(2, 3), b=randn(3), x=randn(4, 5))
+_R, _C = vary(2, 7), vary(2, 7)  # shapes drawn for this run: the strides follow from them alone
+
+
+@case("strides: results of ops on row-major inputs", a=randn(_R, _C), b=randn(_C), x=randn(vary(2, 7), vary(2, 7)))
 def _(a, b, x):
     return {"(a + b).strides()": list((a + b).stride()), "(x * 2).strides()": list((x * 2).stride()),
             "x.matmul(x.t()).strides()": list(x.matmul(x.t()).stride()),
             "x.t().contiguous().strides()": list(x.t().contiguous().stride())}
 
 
-@case("is_contiguous: views in many layouts", **layout_inputs(ZOO))
-def _(layouts, **kw):
-    return {f"is_contiguous: {name}": v.is_contiguous() for name, v in views(kw, ZOO)}
+def near_contiguous(count, seed):
+    """Views drawn for this run that are row-major or nearly so (a leading narrow or select, an unsqueeze,
+    a swap of size-1 dims, a step of 2): whether each one is contiguous is not known in advance."""
+    rng = case_rng("near-contiguous views", str(seed))
+    out = []
+    for i in range(count):
+        shape = [int(rng.integers(1, 5)) for _ in range(int(rng.integers(2, 5)))]
+        kind = int(rng.integers(0, 5))
+        if kind == 0:
+            start = int(rng.integers(0, shape[0]))
+            prog = f"narrow 0 {start} {int(rng.integers(1, shape[0] - start + 1))}"
+        elif kind == 1:
+            prog = f"select 0 {int(rng.integers(0, shape[0]))}"
+        elif kind == 2:
+            prog = f"unsqueeze {int(rng.integers(0, len(shape) + 1))}"
+        elif kind == 3:
+            d = int(rng.integers(0, len(shape) - 1))
+            prog = f"transpose {d} {d + 1}"
+        else:
+            d = int(rng.integers(0, len(shape)))
+            prog = f"slice {d} 0 {shape[d]} {int(rng.integers(1, 3))}"
+        out.append((f"drawn view {i} {shape} {prog}", tuple(shape), prog))
+    return out
 
 
-@case("contiguous: a row-major tensor is returned as it is", **layout_inputs(ZOO))
+# The fixed layouts, and views drawn for this run (the answers to fixed layouts alone are known in advance).
+ZOO_RUN = ZOO + random_programs(4, 11) + near_contiguous(10, 12)
+
+
+@case("is_contiguous: views in many layouts", **layout_inputs(ZOO_RUN))
 def _(layouts, **kw):
-    return {f"contiguous() shares storage: {name}": v.contiguous().data_ptr() == v.data_ptr() for name, v in views(kw, ZOO)}
+    return {f"is_contiguous: {name}": v.is_contiguous() for name, v in views(kw, ZOO_RUN)}
+
+
+@case("contiguous: a row-major tensor is returned as it is", **layout_inputs(ZOO_RUN))
+def _(layouts, **kw):
+    return {f"contiguous() shares storage: {name}": v.contiguous().data_ptr() == v.data_ptr()
+            for name, v in views(kw, ZOO_RUN)}
 
 
 # ---- ex2: views: permute and select ---------------------------------------------------------------------
@@ -201,6 +251,37 @@ def _(x, z):
 PAIRS = [((3, 1), (4,)), ((8, 1, 6, 1), (7, 1, 5)), ((), (2, 3)), ((5,), (5,)), ((1,), (3, 1)), ((2, 1, 3), (4, 1)),
          ((0, 1), (1, 4)), ((1, 0), (3, 1)), ((), ())]
 BAD_PAIRS = [((3,), (4,)), ((2, 3), (3, 2)), ((4, 3), (2, 1, 2)), ((0,), (2,))]
+
+
+def random_pair(bad):
+    """Two shapes drawn for this run that broadcast (some dims 1, leading dims dropped), or, with `bad`,
+    that do not (one dim differs and neither is 1)."""
+    out = random_shape(1, 4, 6)
+    a, b = list(out), list(out)
+    for d in range(len(out)):
+        r = vary(0, 4)
+        if r == 0:
+            a[d] = 1
+        elif r == 1:
+            b[d] = 1
+    b = b[vary(0, len(b) + 1):]
+    if rng_flip := vary(0, 2):
+        a, b = b, a
+    if bad:
+        a = a or [vary(2, 6)]
+        k = len(a) - 1 - vary(0, min(len(a), max(len(b), 1)))
+        j = k - (len(a) - len(b))
+        if j < 0:
+            b = [a[k] + 1] + b if a[k] != 1 else [2] + b
+            a[k] = max(a[k], 2)
+            j = 0
+            k = len(a) - len(b)
+        a[k], b[j] = (a[k] if a[k] > 1 else 2), (a[k] if a[k] > 1 else 2) + 1
+    return tuple(a), tuple(b)
+
+
+PAIRS = unique(PAIRS + [random_pair(False) for _ in range(4)])
+BAD_PAIRS = unique(BAD_PAIRS + [random_pair(True) for _ in range(2)])
 
 
 @case("broadcast_shapes: pairs of shapes", pairs=lines([a + (-1,) + b for a, b in PAIRS]))
