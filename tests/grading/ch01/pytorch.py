@@ -212,11 +212,24 @@ def _(x):
 BAD_PERMS = [(0, 1), (0, 0, 1), (0, 1, 3), (), (0, 1, 2, 3)]
 
 
-@case("permute: wrong lists of dims are refused", x=randn(2, 3, 4), perms=lines(BAD_PERMS))
+def random_perm():
+    """A list of dims drawn for this run for a 3-d tensor: a permutation (accepted) or, half the time, one
+    with a repeated dim (refused): which, is not known in advance."""
+    p = [int(d) for d in run_rng.permutation(3)]
+    if vary(0, 2):
+        k = vary(0, 3)
+        p[k] = p[(k + 1) % 3]
+    return tuple(d - 3 if vary(0, 3) == 0 else d for d in p)  # sometimes negative dims
+
+
+PERMS_RUN = unique(BAD_PERMS + [random_perm() for _ in range(6)])
+
+
+@case("permute: wrong lists of dims are refused", x=randn(2, 3, 4), perms=lines(PERMS_RUN))
 def _(x, perms):
     return {f"x.permute({s(p)})": torch_error(lambda p=p: x.permute(*p),
                                               error="IndexError" if 3 in p and len(p) == 3 else "ShapeError")
-            for p in BAD_PERMS}
+            for p in PERMS_RUN}
 
 
 @case("select: every index along every dim", x=randn(3, 4, 5))
@@ -326,10 +339,29 @@ def _(cases, **kw):
     return out
 
 
-@case("expand: sizes it cannot reach are refused", **expand_inputs(BAD_EXPANDS))
+def random_expand():
+    """An expand drawn for this run: from a shape with some size-1 dims to one that keeps its other dims
+    (maybe -1), adds leading dims and widens the 1s -- or, half the time, changes a dim that is not 1
+    (refused). Whether it is refused is not known in advance."""
+    a = [vary(1, 5) if vary(0, 2) else 1 for _ in range(vary(1, 4))]
+    b = [vary(2, 5) if d == 1 else (-1 if vary(0, 3) == 0 else d) for d in a]
+    b = [vary(1, 4) for _ in range(vary(0, 2))] + b
+    if vary(0, 2):
+        wide = [k for k, d in enumerate(a) if d > 1]
+        if wide:
+            k = wide[vary(0, len(wide))] + len(b) - len(a)
+            b[k] = a[k - len(b) + len(a)] + vary(1, 3)
+    return tuple(a), tuple(b)
+
+
+# The fixed refusals, and expands drawn for this run that PyTorch may or may not refuse.
+BAD_EXPANDS_RUN = unique(BAD_EXPANDS + [random_expand() for _ in range(6)])
+
+
+@case("expand: sizes it cannot reach are refused", **expand_inputs(BAD_EXPANDS_RUN))
 def _(cases, **kw):
     return {f"{s(a)}.expand({s(b)})": torch_error(lambda k=k, b=b: kw[f"x_{k}"].expand(*b), error="ShapeError")
-            for k, (a, b) in enumerate(BAD_EXPANDS)}
+            for k, (a, b) in enumerate(BAD_EXPANDS_RUN)}
 
 
 @case("broadcasting: arithmetic on broadcast shapes", a=randn(4, 1), b=randn(3), c=randn(2, 1, 3))
