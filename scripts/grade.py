@@ -15,7 +15,9 @@ exercise is a piece of the library: where the tree has the reference, the tests 
 program whose other pieces are the reference ones (isolated); in a handout, in one program with every
 piece the learner wrote (a file that does not compile is replaced by its stub). A test's verdict comes
 from its result record (tests/grading/grading_listener.cpp) and from its reported results agreeing with
-its PyTorch twin (tests/grading/twins.py, grade_compare.py) — never from the program's output. The
+its PyTorch twin (tests/grading/twins.py, grade_compare.py), on inputs drawn for this run from a secret
+drawn after the build — never from the program's output, and never from the record alone: a test worth
+points without results compared or judged outside its process scores 0 (grade_run.verdict_problem). The
 grader exits 0 and writes its results whatever the learner's code does, unless --expect is not met.
 Standard library only (runs under /usr/bin/python3; the twins and milestone checkers use torch/numpy).
 """

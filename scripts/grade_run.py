@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 import grade_sandbox
-from grade_compare import compare
+from grade_compare import compare, regular_file
 
 HEAD, TAIL = 6000, 2000  # bytes of the program's output kept for the report (the rest is counted, not kept)
 
@@ -228,7 +228,7 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
         seconds = time.monotonic() - start
         records = []
         record = os.path.join(tmp, "out", "record.jsonl")
-        if os.path.exists(record):
+        if regular_file(record):  # a symlink the test left would be resolved here, outside its sandbox
             with open(record, encoding="utf-8", errors="replace") as f:
                 for line in f:
                     try:
@@ -239,8 +239,9 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
                         records.append(rec)
         crash_note = ""
         try:
-            with open(os.path.join(tmp, "out", "crash.txt"), errors="replace") as f:
-                crash_note = f.read(200).strip()
+            if regular_file(os.path.join(tmp, "out", "crash.txt")):
+                with open(os.path.join(tmp, "out", "crash.txt"), errors="replace") as f:
+                    crash_note = f.read(200).strip()
         except OSError:
             pass
         text = out.decode("utf-8", errors="replace")
