@@ -7,15 +7,20 @@
 - scores are exact: the grader's split of an exercise's points over its tests adds back up to the
   exercise's points, a full chapter to 100 exactly (fractions, not floats rounded per test);
 - a graded test with points whose verdict would come only from the test process itself (no compared
-  result, no outside checker) is refused by the grader (grade_run.verdict_problem), so none can appear.
+  result, no outside checker) is refused by the grader (grade_run.verdict_problem), so none can appear;
+- the twins' inputs are secret per run: two runs with different secrets give different inputs and
+  expected values (shapes too, where a result follows from shapes alone), the same secret the same ones,
+  and the secret itself is written nowhere in what the twins leave.
 
-    /usr/bin/python3 tests/tools/test_manifests.py      (standard library only; < 1 s)
+    /usr/bin/python3 tests/tools/test_manifests.py      (runs twins.py three times: ~5 s)
 """
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -122,6 +127,48 @@ def check_verdict_rule() -> None:
             err(f"verdict rule, {what}: the message must say it is the grader's problem: {why!r}")
 
 
+def run_twins(out: str, secret: str, only: list[str]) -> dict[str, str]:
+    """{file under out: its bytes as text} of one twins run of chapter 1 for the tests `only`."""
+    p = subprocess.run(["/usr/bin/python3", str(TESTS / "twins.py"), out, str(TESTS / "ch01" / "pytorch.py")],
+                       input=json.dumps({"secret": secret, "only": only}), text=True, capture_output=True)
+    if p.returncode != 0:
+        err(f"twins.py failed: {p.stdout[-500:]}{p.stderr[-1500:]}")
+        return {}
+    files = {}
+    for f in sorted(Path(out).rglob("*")):
+        if f.is_file():
+            files[str(f.relative_to(out))] = f.read_bytes().hex()
+    return files
+
+
+def check_secret_inputs() -> None:
+    """Inputs and expected values follow the run's secret, and only the tests asked for are computed."""
+    only = ["softmax: every dim, float32 and float64", "strides: every new tensor is row-major"]
+    only = [n for n in only if n in {t.name for t in grade.graded_tests(grade.scan_sources(TESTS, "ch01"), "ch01", [])}]
+    if len(only) != 2:
+        err(f"check_secret_inputs: the chapter-1 tests it uses were renamed ({only})")
+        return
+    secrets = ["11" * 32, "22" * 32]
+    with tempfile.TemporaryDirectory() as tmp:
+        a = run_twins(f"{tmp}/a", secrets[0], only)
+        b = run_twins(f"{tmp}/b", secrets[1], only)
+        a2 = run_twins(f"{tmp}/a2", secrets[0], only)
+    if not a:
+        return
+    manifest = json.loads(bytes.fromhex(a["manifest.json"]))
+    if sorted(manifest) != sorted(only):
+        err(f"twins computed {sorted(manifest)}, asked for {sorted(only)}")
+    if a != a2:
+        err("the same secret gave different inputs or expected values")
+    for name, slug in manifest.items():
+        ins = {k for k in a if k.startswith(f"{slug}/in/")}
+        if all(a.get(k) == b.get(k) for k in ins) or a[f"{slug}/expected.json"] == b.get(f"{slug}/expected.json"):
+            err(f"{name!r}: two secrets gave the same inputs or the same expected values")
+    for files, secret in ((a, secrets[0]), (b, secrets[1])):
+        if any(secret.encode().hex() in v or secret in bytes.fromhex(v).decode("latin-1") for v in files.values()):
+            err("the run's secret appears in a file the twins wrote")
+
+
 def main() -> int:
     chapters = sorted(p.name for p in TESTS.glob("ch[0-9][0-9]") if (p / "exercises.json").exists())
     if len(chapters) < 8:
@@ -130,6 +177,7 @@ def main() -> int:
         check_chapter(ch)
     check_exact_arithmetic()
     check_verdict_rule()
+    check_secret_inputs()
     print(f"test_manifests: {len(chapters)} chapters, {len(errors)} problem(s)")
     return 1 if errors else 0
 
