@@ -158,8 +158,56 @@ def judge_classifier(spec: dict, got: dict) -> str:
     return ""
 
 
+def judge_permutations(spec: dict, got: dict) -> str:
+    """'' when the reported int64 tensor spec["result"] holds `rows` permutations of 0..n-1 (one per row;
+    a 1-d tensor is one) that meet the spec: some row not sorted ("not_sorted"); with "uniform", every
+    one of the n! orders seen, a chi-square of the order counts below chi2_max and each first element
+    within first_tol of rows / n. The statistics are computed here from the draws themselves, so the test
+    process cannot claim them."""
+    name, n, rows = spec["result"], int(spec["n"]), int(spec.get("rows") or 1)
+    rec = got.get(name)
+    if rec is None:
+        return f"{name}: no result was reported (the test stopped before it)"
+    want = [rows, n] if spec.get("rows") else [n]
+    if rec.get("kind") != "tensor" or rec.get("dtype") != "int64":
+        return f"{name}: expected an int64 tensor, the test reported {rec.get('kind')} {rec.get('dtype', '')}"
+    if list(rec.get("shape", [])) != want:
+        return f"{name}: expected shape {_ints(want)}, got {_ints(rec.get('shape', []))}"
+    data = [int(x) for x in rec["data"]]
+    perms = [tuple(data[i:i + n]) for i in range(0, len(data), n)] if n else [()] * rows
+    target = list(range(n))
+    for k, p in enumerate(perms):
+        if sorted(p) != target:
+            return f"{name}: draw {k} is not a permutation of 0..{n - 1}: {_ints(list(p)[:20])}"
+    if spec.get("not_sorted") and all(list(p) == target for p in perms):
+        return f"{name}: every draw is 0, 1, ..., {n - 1} in order (not shuffled)"
+    uni = spec.get("uniform")
+    if uni:
+        counts: dict[tuple, int] = {}
+        for p in perms:
+            counts[p] = counts.get(p, 0) + 1
+        orders = math.factorial(n)
+        if len(counts) != orders:
+            return f"{name}: {len(counts)} of the {orders} orders of {n} items appeared in {rows} draws"
+        e = rows / orders
+        chi2 = sum((c - e) ** 2 / e for c in counts.values())
+        if not chi2 < uni["chi2_max"]:
+            return (f"{name}: the orders are not equally likely: a chi-square of {chi2:.1f} over the {orders} "
+                    f"order counts (a uniform shuffle stays below {uni['chi2_max']:g})")
+        first = [0] * n
+        for p in perms:
+            first[p[0]] += 1
+        worst = max(abs(c - rows / n) for c in first)
+        if worst > uni["first_tol"]:
+            return (f"{name}: the first element is not uniform: counts {_ints(first)} (each should be within "
+                    f"{uni['first_tol']:g} of {rows / n:g})")
+    return ""
+
+
 def judged_names(spec: dict) -> list[str]:
     """The reported results a judged result reads."""
+    if spec.get("kind") == "permutations":
+        return [spec["result"]]
     names = list(spec.get("weights", []))
     if spec.get("losses"):
         names.append(spec["losses"])
@@ -263,9 +311,9 @@ def compare(expected_path: str, reports_path: str) -> tuple[bool, str, int]:
         return False, f"result {dupes[0]!r} was reported twice", 0
     consumed = set(expected)
     for name, exp in expected.items():  # in the twin's order: the first disagreement a learner meets
-        if exp.get("kind") == "classifier":
+        if exp.get("kind") in ("classifier", "permutations"):
             consumed |= set(judged_names(exp))
-            why = judge_classifier(exp, got)
+            why = (judge_classifier if exp["kind"] == "classifier" else judge_permutations)(exp, got)
             if why:
                 return False, why, 0
             continue

@@ -155,6 +155,16 @@ def judge_classifier(weights, sets, losses=None, last_loss_of=None, last_loss_to
     return Judged(spec)
 
 
+def judge_permutations(result, n, rows=None, not_sorted=False, uniform=None):
+    """The reported int64 tensor `result` ([rows, n], or [n]) must hold permutations of 0..n-1, judged
+    outside the test process by grade_compare.py: with not_sorted, some draw is not in order; with
+    uniform = (chi2_max, first_tol), all n! orders appear with a chi-square below chi2_max and every first
+    element within first_tol of rows / n."""
+    spec = {"kind": "permutations", "result": result, "n": int(n), "rows": rows, "not_sorted": not_sorted,
+            "uniform": {"chi2_max": uniform[0], "first_tol": uniform[1]} if uniform else None}
+    return Judged(spec)
+
+
 def encode(rname, v, case_name):
     if isinstance(v, Judged):
         return v.spec
@@ -230,7 +240,7 @@ def main():
     env = {"case": case, "randn": randn, "rand": rand, "randint": randint, "positive": positive,
            "distinct": distinct, "value": value, "approx": approx, "raises": raises, "torch_error": torch_error,
            "torch": torch, "np": np, "vary": vary, "run_rng": run_rng, "case_rng": case_rng,
-           "judge_classifier": judge_classifier}
+           "judge_classifier": judge_classifier, "judge_permutations": judge_permutations}
     for path in files:
         exec(compile(open(path).read(), path, "exec"), dict(env, __name__="twins", __file__=path))
     ran = [name for name in _CASES if only is None or name in only]
