@@ -181,6 +181,14 @@ def judge_permutations(spec: dict, got: dict) -> str:
             return f"{name}: draw {k} is not a permutation of 0..{n - 1}: {_ints(list(p)[:20])}"
     if spec.get("not_sorted") and all(list(p) == target for p in perms):
         return f"{name}: every draw is 0, 1, ..., {n - 1} in order (not shuffled)"
+    for other, same in [(o, True) for o in spec.get("same_as", [])] + [(o, False) for o in spec.get("differs_from", [])]:
+        rec2 = got.get(other)
+        if rec2 is None:
+            return f"{other}: no result was reported (the test stopped before it)"
+        equal = rec2.get("kind") == "tensor" and list(rec2.get("shape", [])) == want and \
+            [int(x) for x in rec2.get("data", [])] == data
+        if equal != same:
+            return f"{name} and {other} should be {'the same order' if same else 'different orders'}; they are not"
     uni = spec.get("uniform")
     if uni:
         counts: dict[tuple, int] = {}
@@ -207,7 +215,7 @@ def judge_permutations(spec: dict, got: dict) -> str:
 def judged_names(spec: dict) -> list[str]:
     """The reported results a judged result reads."""
     if spec.get("kind") == "permutations":
-        return [spec["result"]]
+        return [spec["result"], *spec.get("same_as", []), *spec.get("differs_from", [])]
     names = list(spec.get("weights", []))
     if spec.get("losses"):
         names.append(spec["losses"])

@@ -155,12 +155,14 @@ def judge_classifier(weights, sets, losses=None, last_loss_of=None, last_loss_to
     return Judged(spec)
 
 
-def judge_permutations(result, n, rows=None, not_sorted=False, uniform=None):
+def judge_permutations(result, n, rows=None, not_sorted=False, uniform=None, same_as=(), differs_from=()):
     """The reported int64 tensor `result` ([rows, n], or [n]) must hold permutations of 0..n-1, judged
     outside the test process by grade_compare.py: with not_sorted, some draw is not in order; with
     uniform = (chi2_max, first_tol), all n! orders appear with a chi-square below chi2_max and every first
-    element within first_tol of rows / n."""
+    element within first_tol of rows / n; it must equal each reported result of `same_as` and differ from
+    each of `differs_from`."""
     spec = {"kind": "permutations", "result": result, "n": int(n), "rows": rows, "not_sorted": not_sorted,
+            "same_as": list(same_as), "differs_from": list(differs_from),
             "uniform": {"chi2_max": uniform[0], "first_tol": uniform[1]} if uniform else None}
     return Judged(spec)
 
