@@ -212,10 +212,69 @@ def judge_permutations(spec: dict, got: dict) -> str:
     return ""
 
 
+def judge_values(spec: dict, got: dict) -> str:
+    """'' when the reported floating-point tensor spec["result"] has the distribution the spec asks for,
+    computed here from its values: "uniform" = (b, tolerance): every value in [-b, b], the extremes
+    within 2 % of the ends, mean and std of U(-b, b) within tolerance * b; "spread" = (b, least): in
+    [-b, b] with max - min above least * b; "dropout" = (x, p): each value 0 or x / (1 - p) (x the twin's
+    input, flattened), the share of zeros within 0.012 of p; "mask_grad" = (name of the reported output,
+    p): each value is 1 / (1 - p) where that output is not 0, else 0."""
+    name = spec["result"]
+    vals, shape, why = _tensor(got, name)
+    if why:
+        return why
+    if not vals:
+        return f"{name}: the tensor is empty"
+    if not all(math.isfinite(v) for v in vals):
+        return f"{name}: holds non-finite values"
+    n = len(vals)
+    if spec.get("uniform"):
+        b, tol = spec["uniform"]
+        lo, hi = min(vals), max(vals)
+        mean = sum(vals) / n
+        std = math.sqrt(sum((v - mean) ** 2 for v in vals) / max(n - 1, 1))
+        if lo < -b or hi > b:
+            return f"{name}: values in [{lo:.4g}, {hi:.4g}], outside the bound {b:.4g}"
+        if not (lo < -0.98 * b and hi > 0.98 * b):
+            return f"{name}: values in [{lo:.4g}, {hi:.4g}] do not use the range [-{b:.4g}, {b:.4g}]"
+        if abs(mean) >= tol * b or abs(std - b / math.sqrt(3)) >= tol * b:
+            return (f"{name}: mean {mean:.4g} and std {std:.4g}; U(-b, b) has mean 0 and std b/sqrt(3) = "
+                    f"{b / math.sqrt(3):.4g}")
+    if spec.get("spread"):
+        b, least = spec["spread"]
+        lo, hi = min(vals), max(vals)
+        if lo < -b or hi > b or not hi - lo > least * b:
+            return f"{name}: values in [{lo:.4g}, {hi:.4g}]; expected within ±{b:.4g} and spread over {least * b:.4g}"
+    if spec.get("dropout"):
+        x, p = spec["dropout"]
+        if len(x) != n:
+            return f"{name}: {n} values for an input of {len(x)}"
+        zeros = 0
+        for k, (v, xi) in enumerate(zip(vals, x)):
+            if v == 0.0:
+                zeros += 1
+            elif abs(v - xi / (1 - p)) > 1e-5 * (1 + abs(xi / (1 - p))):
+                return f"{name}: element {k} is {v:.6g}; it must be 0 or x / (1 - p) = {xi / (1 - p):.6g}"
+        if abs(zeros / n - p) >= 0.012:
+            return f"{name}: {zeros / n:.4f} of the elements are zero; with p = {p:g} that share must be near p"
+    if spec.get("mask_grad"):
+        other, p = spec["mask_grad"]
+        y, _, why = _tensor(got, other, shape)
+        if why:
+            return why
+        for k, (g, yv) in enumerate(zip(vals, y)):
+            want = 1 / (1 - p) if yv != 0.0 else 0.0
+            if abs(g - want) > 1e-5 * (1 + want):
+                return f"{name}: element {k} is {g:.6g}; where the output is {yv:.6g} it must be {want:.6g}"
+    return ""
+
+
 def judged_names(spec: dict) -> list[str]:
     """The reported results a judged result reads."""
     if spec.get("kind") == "permutations":
         return [spec["result"], *spec.get("same_as", []), *spec.get("differs_from", [])]
+    if spec.get("kind") == "values":
+        return [spec["result"]] + ([spec["mask_grad"][0]] if spec.get("mask_grad") else [])
     names = list(spec.get("weights", []))
     if spec.get("losses"):
         names.append(spec["losses"])
@@ -291,6 +350,9 @@ def compare_one(name: str, exp: dict, got: dict) -> str:
     return ""
 
 
+JUDGES = {"classifier": judge_classifier, "permutations": judge_permutations, "values": judge_values}
+
+
 def compare(expected_path: str, reports_path: str) -> tuple[bool, str, int]:
     """(agree, the first disagreement in words, how many results were compared)."""
     with open(expected_path) as f:
@@ -319,9 +381,9 @@ def compare(expected_path: str, reports_path: str) -> tuple[bool, str, int]:
         return False, f"result {dupes[0]!r} was reported twice", 0
     consumed = set(expected)
     for name, exp in expected.items():  # in the twin's order: the first disagreement a learner meets
-        if exp.get("kind") in ("classifier", "permutations"):
+        if exp.get("kind") in JUDGES:
             consumed |= set(judged_names(exp))
-            why = (judge_classifier if exp["kind"] == "classifier" else judge_permutations)(exp, got)
+            why = JUDGES[exp["kind"]](exp, got)
             if why:
                 return False, why, 0
             continue

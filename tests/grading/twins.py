@@ -167,6 +167,16 @@ def judge_permutations(result, n, rows=None, not_sorted=False, uniform=None, sam
     return Judged(spec)
 
 
+def judge_values(result, uniform=None, spread=None, dropout=None, mask_grad=None):
+    """The reported floating-point tensor `result` judged outside the test process by grade_compare.py
+    (judge_values): uniform = (b, tol), spread = (b, least), dropout = (x, p) with x the twin's input,
+    mask_grad = (name of the reported dropout output, p)."""
+    spec = {"kind": "values", "result": result, "uniform": list(uniform) if uniform else None,
+            "spread": list(spread) if spread else None, "mask_grad": list(mask_grad) if mask_grad else None,
+            "dropout": [[float(v) for v in np.asarray(dropout[0]).reshape(-1)], float(dropout[1])] if dropout else None}
+    return Judged(spec)
+
+
 def encode(rname, v, case_name):
     if isinstance(v, Judged):
         return v.spec
@@ -242,7 +252,8 @@ def main():
     env = {"case": case, "randn": randn, "rand": rand, "randint": randint, "positive": positive,
            "distinct": distinct, "value": value, "approx": approx, "raises": raises, "torch_error": torch_error,
            "torch": torch, "np": np, "vary": vary, "run_rng": run_rng, "case_rng": case_rng,
-           "judge_classifier": judge_classifier, "judge_permutations": judge_permutations}
+           "judge_classifier": judge_classifier, "judge_permutations": judge_permutations,
+           "judge_values": judge_values}
     for path in files:
         exec(compile(open(path).read(), path, "exec"), dict(env, __name__="twins", __file__=path))
     ran = [name for name in _CASES if only is None or name in only]
