@@ -57,4 +57,13 @@ inline void load(kd::Tensor& dst, const std::string& name) {
   dst.copy_(src.to(dst.dtype()));
 }
 
+/// Loads the twin's trained fc1 and fc2 (of an MLP or a DropoutMLP) into `model`.
+template <class Net>
+void load_linears(Net& model) {
+  load(model.fc1.weight, "fc1.weight");
+  load(model.fc1.bias, "fc1.bias");
+  load(model.fc2.weight, "fc2.weight");
+  load(model.fc2.bias, "fc2.bias");
+}
+
 }  // namespace ch07_grading

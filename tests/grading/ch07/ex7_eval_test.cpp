@@ -16,15 +16,12 @@ namespace {
 std::shared_ptr<ftb::DropoutMLP> trained_network() {
   const kd::Tensor w1 = grading::input("fc1.weight"), w2 = grading::input("fc2.weight");
   auto model = std::make_shared<ftb::DropoutMLP>(w1.size(1), w1.size(0), w2.size(0));
-  load(model->fc1.weight, "fc1.weight");
-  load(model->fc1.bias, "fc1.bias");
+  load_linears(*model);
   load(model->bn.weight, "bn.weight");
   load(model->bn.bias, "bn.bias");
   load(model->bn.running_mean, "bn.running_mean");
   load(model->bn.running_var, "bn.running_var");
   load(model->bn.num_batches_tracked, "bn.num_batches_tracked");
-  load(model->fc2.weight, "fc2.weight");
-  load(model->fc2.bias, "fc2.bias");
   model->train();
   return model;
 }

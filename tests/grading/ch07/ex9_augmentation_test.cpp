@@ -14,10 +14,7 @@ namespace {
 std::shared_ptr<ftb::MLP> trained_network() {
   const kd::Tensor w1 = grading::input("fc1.weight"), w2 = grading::input("fc2.weight");
   auto model = std::make_shared<ftb::MLP>(w1.size(1), w1.size(0), w2.size(0));
-  load(model->fc1.weight, "fc1.weight");
-  load(model->fc1.bias, "fc1.bias");
-  load(model->fc2.weight, "fc2.weight");
-  load(model->fc2.bias, "fc2.bias");
+  load_linears(*model);
   return model;
 }
 
