@@ -15,14 +15,15 @@ exercise is a piece of the library: where the tree has the reference, the tests 
 program whose other pieces are the reference ones (isolated); in a handout, in one program with every
 piece the learner wrote (a file that does not compile is replaced by its stub). A test's verdict comes
 from its result record (tests/grading/grading_listener.cpp) and from its reported results agreeing with
-its PyTorch twin (tests/grading/twins.py, grade_compare.py) — never from the program's output. The
+its PyTorch twin (tests/grading/twins.py, grade_compare.py), on inputs drawn for this run from a secret
+drawn after the build — never from the program's output, and never from the record alone: a test worth
+points without results compared or judged outside its process scores 0 (grade_run.verdict_problem). The
 grader exits 0 and writes its results whatever the learner's code does, unless --expect is not met.
 Standard library only (runs under /usr/bin/python3; the twins and milestone checkers use torch/numpy).
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -34,10 +35,11 @@ import tempfile
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grade_report import Chapter, Exercise, GradedTest, fmt, table, write_reports  # noqa: E402
+from grade_report import Chapter, Exercise, GradedTest, exact, fmt, table, write_reports  # noqa: E402
 import grade_sandbox  # noqa: E402
 from grade_run import Outcome, remember_program, run_capped, run_test, signal_name, test_env  # noqa: E402
 
@@ -87,7 +89,7 @@ def graded_tests(entries: list[dict], ch: str, notes: list[str]) -> list[GradedT
     for e in entries:
         tags = e["tags"]
         exs = [t for t in tags if re.fullmatch(r"ex\d+", t)]
-        pts = [float(PTS.match(t).group(1)) for t in tags if PTS.match(t)]
+        pts = [Fraction(PTS.match(t).group(1)) for t in tags if PTS.match(t)]
         if ch not in tags or len(exs) != 1 or len(pts) != 1:
             notes.append(f"ignored TEST_CASE \"{e['name']}\" ({e['file']}:{e['line']}): it needs the tags "
                          f"[{ch}][exK][pts=N]")
@@ -100,17 +102,18 @@ def graded_tests(entries: list[dict], ch: str, notes: list[str]) -> list[GradedT
 
 
 def assemble(ch: str, manifest: dict, tests: list[GradedTest]) -> Chapter:
-    """Group tests by exercise; an exercise's points are split across its tests by their pts weights."""
+    """Group tests by exercise; an exercise's points are split across its tests by their pts weights, in
+    exact fractions (three tests of 20 points are 20/3 each, and add up to 20)."""
     info = manifest.get("exercises", {})
     ids = sorted(set(info) | {t.exercise for t in tests}, key=lambda x: int(x[2:]))
     exercises = []
     for ex in ids:
         meta = info.get(ex, {})
         mine = [t for t in tests if t.exercise == ex]
-        weight = sum(t.pts for t in mine)
-        points = float(meta.get("points", weight))
+        weight = sum((t.pts for t in mine), Fraction(0))
+        points = exact(meta.get("points", weight))
         for t in mine:
-            t.max_score = points * t.pts / weight if weight > 0 else 0.0
+            t.max_score = points * t.pts / weight if weight > 0 else Fraction(0)
         exercises.append(Exercise(ex, meta.get("title", ex), hints_of(meta), points, mine,
                                   piece=meta.get("piece", ""), test_hints=meta.get("test_hints", {})))
     return Chapter(ch, manifest.get("title", ch), exercises)
@@ -267,47 +270,44 @@ def piece_log(path: str | None) -> tuple[str, str]:
 
 
 # ---- the PyTorch twins -----------------------------------------------------------------------------------
-def twins(args, ch: str) -> tuple[Path | None, str]:
-    """Run the chapter's PyTorch twins once per change (their inputs and expected results); (folder, error)."""
+def twins(args, ch: str, names: list[str], workdir: str) -> tuple[Path | None, str]:
+    """Run the chapter's PyTorch twins of the tests `names` on inputs drawn for this run; (folder, error).
+
+    Called after the build, so nothing compiled can know the run's inputs: the secret comes from
+    os.urandom here, goes to the twins' process on its standard input and is then forgotten; it is never
+    written to disk, never put in an environment or a command line. The inputs and expected results land in
+    the grader's private working folder (a test's sandbox sees only its own in/ folder, bound read-only),
+    and are gone when grading ends. No cache across runs: only the twins of the tests being run are
+    computed, in one Python process per chapter."""
     files = [p for p in (args.tests_dir / ch / "pytorch.py", args.tests_dir / "hidden" / ch / "pytorch.py")
              if p.exists()]
     if not files:
         return None, ""
-    out = args.build / "grading" / "twins" / ch
+    out = Path(tempfile.mkdtemp(prefix=f"twins-{ch}-", dir=workdir))
     script = args.tests_dir / "twins.py"
-    h = hashlib.sha256()
-    for f in [script, args.tests_dir.parent / "parity" / "oracle.py", *files]:
-        if f.exists():
-            h.update(f.read_bytes())
-    stamp = out / "stamp"
-    if stamp.exists() and stamp.read_text() == h.hexdigest() and (out / "manifest.json").exists():
-        return out, ""
     log(args, f"grade: computing {ch}'s expected results with PyTorch ...")
-    shutil.rmtree(out, ignore_errors=True)
-    p = subprocess.run([args.python, str(script), str(out), *map(str, files)], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, errors="replace")
+    request = json.dumps({"secret": os.urandom(32).hex(), "only": sorted(names)})
+    p = subprocess.run([args.python, str(script), str(out), *map(str, files)], input=request,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    del request
     if p.returncode != 0:
         return None, f"the PyTorch twins of {ch} failed (grader problem, please report):\n{p.stdout[-3000:]}"
-    stamp.write_text(h.hexdigest())
     return out, ""
 
 
 # ---- milestones ----------------------------------------------------------------------------------------
 def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outcome:
-    """Prepare the milestone's inputs (cached), run the program on the learner's library, let the chapter's
-    checker judge what it wrote. The verdict is the checker's, never the program's output."""
+    """Prepare the milestone's inputs for this run, run the program on the learner's library, let the
+    chapter's checker judge what it wrote. The verdict is the checker's, never the program's output; a
+    secret drawn here (after the build) goes to both checker steps on stdin, so what the checker draws
+    (weights, inputs) is new each run and the program cannot have it in advance."""
     checker = args.tests_dir / ch / "milestone.py"
-    in_dir = args.build / "grading" / "milestone" / ch / "in"
-    h = hashlib.sha256(checker.read_bytes() + (args.tests_dir / "milestones.py").read_bytes()).hexdigest()
-    stamp = in_dir.parent / "stamp"
-    if not (stamp.exists() and stamp.read_text() == h):
-        shutil.rmtree(in_dir, ignore_errors=True)
-        in_dir.mkdir(parents=True)
-        p = grade_sandbox.run_tool([args.python, str(checker), "prepare", str(in_dir)])
-        if p.returncode != 0:
-            return Outcome("failed", detail=f"the milestone's inputs could not be prepared (grader problem): "
-                                            f"{p.stdout[-1500:]}")
-        stamp.write_text(h)
+    secret = json.dumps({"secret": os.urandom(32).hex()}).encode()
+    in_dir = Path(tempfile.mkdtemp(prefix=f"milestone-{ch}-in-", dir=workdir))
+    p = grade_sandbox.run_tool([args.python, str(checker), "prepare", str(in_dir)], input=secret)
+    if p.returncode != 0:
+        return Outcome("failed", detail=f"the milestone's inputs could not be prepared (grader problem): "
+                                        f"{p.stdout[-1500:]}")
     tmp = tempfile.mkdtemp(prefix="m-", dir=workdir)
     out_dir = os.path.join(tmp, "out")
     os.makedirs(out_dir)
@@ -339,7 +339,7 @@ def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outc
                 last = [l for l in text.strip().splitlines() if l.strip()][-1:] or [""]
                 o.detail = f"the program exited with status {rc}: {last[0][:300]}"
             return o
-        p = grade_sandbox.run_tool([args.python, str(checker), "check", out_dir])
+        p = grade_sandbox.run_tool([args.python, str(checker), "check", out_dir], input=secret)
         try:
             v = json.loads(Path(tmp, "verdict.json").read_text())
         except (OSError, ValueError):
@@ -352,6 +352,7 @@ def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outc
         return o
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(in_dir, ignore_errors=True)
 
 
 # ---- one chapter ---------------------------------------------------------------------------------------
@@ -376,9 +377,10 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
         chapter.exercises = []
         tests = []
     if ms_meta and (run_ms or not args.exercise):
-        chapter.milestone = Exercise("milestone", ms_meta.get("title", "milestone"), [], float(ms_meta.get("points", 0)),
-                                     [GradedTest(name="milestone", chapter=ch, exercise="milestone", pts=1, hidden=False,
-                                                 tags=[ch], max_score=float(ms_meta.get("points", 0)))])
+        ms_points = exact(ms_meta.get("points", 0))
+        chapter.milestone = Exercise("milestone", ms_meta.get("title", "milestone"), [], ms_points,
+                                     [GradedTest(name="milestone", chapter=ch, exercise="milestone", pts=Fraction(1),
+                                                 hidden=False, tags=[ch], max_score=ms_points)])
     if setup_error:
         chapter.build_error = setup_error
         for t in chapter.all_tests():
@@ -409,7 +411,11 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
         log(args, f"grade: building {', '.join(targets)} ...")
         _, build_out = build(args, targets)
 
-    twins_dir, twins_error = (twins(args, ch) if desc and desc.get("model") == "library" and tests else (None, ""))
+    library = bool(desc and desc.get("model") == "library")
+    twins_dir, twins_error = (twins(args, ch, [t.name for t in tests], workdir) if library and tests else (None, ""))
+    if tests and not library:
+        notes.append("this chapter is not in the library model: its verdicts come from its test processes "
+                     "alone (fine for the grader's own fixtures, not for grading a class)")
     if twins_error:
         notes.append(twins_error)
     twin_manifest = {}
@@ -477,8 +483,11 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
             slug = twin_manifest.get(t.name)
             inputs = str(twins_dir / slug / "in") if slug else None
             expected = str(twins_dir / slug / "expected.json") if slug else None
+            # In the library model a test worth points needs results judged outside its process (no twin:
+            # a grader problem, 0 points). The older model (the grader's own fixture chapters) has no twins.
+            points = t.max_score if library else None
             futures[t.name] = pool.submit(run_test, str(binary), t.name, timeouts.get(t.exercise, args.timeout),
-                                          args.output_limit, workdir, inputs, expected)
+                                          args.output_limit, workdir, inputs, expected, points)
         ms_future = None
         if ms_target:
             ms_bin = bin_dir / ms_target
@@ -530,7 +539,7 @@ def check_expectation(args, chapters: list[Chapter]) -> int:
         n = sum(len(e.tests) for e in c.exercises)
         if n == 0 and not args.milestone_only:
             problems.append(f"{c.id}: no graded tests")
-        if args.expect == "full" and (c.score < c.max_score - 1e-9 or c.build_error):
+        if args.expect == "full" and (c.score < c.max_score or c.build_error):
             problems.append(f"{c.id}: {fmt(c.score)} / {fmt(c.max_score)} (expected full marks)")
         if args.expect == "zero" and c.score > 0:
             problems.append(f"{c.id}: {fmt(c.score)} / {fmt(c.max_score)} (expected 0)")

@@ -7,6 +7,7 @@ import os
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from grade_run import Outcome
 
@@ -18,17 +19,19 @@ class GradedTest:
     name: str
     chapter: str          # "ch02"
     exercise: str         # "ex1" (or "milestone")
-    pts: float            # the test's weight inside its exercise ([pts=N])
+    pts: Fraction         # the test's weight inside its exercise ([pts=N])
     hidden: bool
     tags: list[str]
     file: str = ""
     line: int = 0
     outcome: Outcome | None = None
-    max_score: float = 0.0  # this test's share of its exercise's points
+    # This test's share of its exercise's points, exact: 20 points over three equal tests are 20/3 each,
+    # and three passes add up to 20, not 19.9999 (an instructor's grade book sums what we report).
+    max_score: Fraction = Fraction(0)
 
     @property
-    def score(self) -> float:
-        return self.max_score if self.outcome is not None and self.outcome.passed else 0.0
+    def score(self) -> Fraction:
+        return self.max_score if self.outcome is not None and self.outcome.passed else Fraction(0)
 
 
 @dataclass
@@ -36,14 +39,14 @@ class Exercise:
     id: str
     title: str
     hints: list[str]
-    points: float
+    points: Fraction
     tests: list[GradedTest] = field(default_factory=list)
     piece: str = ""
     test_hints: dict = field(default_factory=dict)
 
     @property
-    def score(self) -> float:
-        return sum(t.score for t in self.tests)
+    def score(self) -> Fraction:
+        return sum((t.score for t in self.tests), Fraction(0))
 
     def first_failure(self) -> GradedTest | None:
         """The first test that did not pass (declaration order), or None."""
@@ -89,16 +92,35 @@ class Chapter:
         return [t for e in self.graded() for t in e.tests]
 
     @property
-    def score(self) -> float:
-        return sum(e.score for e in self.graded())
+    def score(self) -> Fraction:
+        return sum((e.score for e in self.graded()), Fraction(0))
 
     @property
-    def max_score(self) -> float:
-        return sum(e.points for e in self.graded() if e.tests)
+    def max_score(self) -> Fraction:
+        return sum((e.points for e in self.graded() if e.tests), Fraction(0))
 
 
-def fmt(x: float) -> str:
-    return f"{x:.0f}" if abs(x - round(x)) < 1e-9 else f"{x:.2f}".rstrip("0").rstrip(".")
+def exact(x) -> Fraction:
+    """A number of points as an exact fraction (a manifest's 15, a tag's pts=2.5, a float already exact)."""
+    return x if isinstance(x, Fraction) else Fraction(str(x))
+
+
+def fmt(x) -> str:
+    """Points as people read them: 20, 2.5, 6 2/3 (a third is shown as a third, not 6.67 or 6.6667)."""
+    x = exact(x)
+    if x.denominator == 1:
+        return str(x.numerator)
+    if 100 % x.denominator == 0 or 1000 % x.denominator == 0:  # a terminating decimal: 2.5, 0.125
+        return f"{float(x):.3f}".rstrip("0").rstrip(".")
+    whole, part = divmod(x, 1)
+    return f"{whole} {part}" if whole else str(part)
+
+
+def number(x):
+    """Points for results.json: an int where exact, else the nearest float (JSON has no fractions; the
+    totals are computed from the exact sums, so they are exact too)."""
+    x = exact(x)
+    return x.numerator if x.denominator == 1 else float(x)
 
 
 def _xml_safe(s: str) -> str:
@@ -166,8 +188,8 @@ def table(chapters: list[Chapter], out_dir: str) -> str:
                     lines.append(f"             (more: make hint EX={ch.id}.{ex.id})")
         lines.append(f"  details: {details_path(out_dir, ch)}")
     if len(chapters) > 1:
-        total = sum(c.score for c in chapters)
-        lines.append(f"{'Total':<55}{fmt(total):>6} / {fmt(sum(c.max_score for c in chapters))}")
+        total = sum((c.score for c in chapters), Fraction(0))
+        lines.append(f"{'Total':<55}{fmt(total):>6} / {fmt(sum((c.max_score for c in chapters), Fraction(0)))}")
     if not chapters:
         lines.append("No graded chapters found (tests/grading/chNN/ with an exercises.json).")
     lines.append(f"results: {os.path.join(out_dir, 'results.json')}  (Gradescope)   "
@@ -222,22 +244,22 @@ def results_json(chapters: list[Chapter], summary: str) -> dict:
                 tests.append({
                     "name": f"{ch.id} {ex.id} {ex.title}: {t.name}",
                     "number": f"{int(ch.id[2:])}.{ex.id[2:] if ex.id.startswith('ex') else 'M'}.{k}",
-                    "score": round(t.score, 4),
-                    "max_score": round(t.max_score, 4),
+                    "score": number(t.score),
+                    "max_score": number(t.max_score),
                     "status": "passed" if t.score == t.max_score and t.outcome and t.outcome.passed else "failed",
                     "output": _test_output(ch, ex, t),
                     "tags": [ch.id, ex.id] + (["hidden"] if t.hidden else []),
                     "visibility": "after_published" if t.hidden else "visible",
                 })
     return {
-        "score": round(sum(c.score for c in chapters), 4),
-        "max_score": round(sum(c.max_score for c in chapters), 4),
+        "score": number(sum((c.score for c in chapters), Fraction(0))),
+        "max_score": number(sum((c.max_score for c in chapters), Fraction(0))),
         "output": summary,
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "extra_data": {"chapters": [{"chapter": c.id, "title": c.title, "score": round(c.score, 4),
-                                     "max_score": round(c.max_score, 4), "build_failed": bool(c.build_error)}
+        "extra_data": {"chapters": [{"chapter": c.id, "title": c.title, "score": number(c.score),
+                                     "max_score": number(c.max_score), "build_failed": bool(c.build_error)}
                                     for c in chapters]},
     }
 

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 import grade_sandbox
-from grade_compare import compare
+from grade_compare import compare, regular_file
 
 HEAD, TAIL = 6000, 2000  # bytes of the program's output kept for the report (the rest is counted, not kept)
 
@@ -56,6 +56,21 @@ class Outcome:
         if self.status == "not_run":
             return f"not run: {self.detail}" if self.detail else "not run"
         return f"failed: {self.detail}" if self.detail else "failed"
+
+
+def verdict_problem(points, expected: dict | None) -> str:
+    """Why a graded test cannot be judged (a grader problem), or ''. A test worth points needs a verdict
+    from outside its process: results compared with its PyTorch twin's, or judged by a checker. Its
+    result record and its Catch2 assertions are written by the process that also runs the learner's
+    code (a static constructor in an answer file can write them), so on their own they prove nothing."""
+    if not points:
+        return ""
+    if expected is None:
+        return ("this test has points but no PyTorch twin or checker to judge its results outside its "
+                "process (grader problem: please report it; the test scores 0)")
+    if not expected.get("results"):
+        return ("this test's twin compares no result (grader problem: please report it; the test scores 0)")
+    return ""
 
 
 def catch_spec(name: str) -> str:
@@ -185,9 +200,20 @@ def program_tampered(path: str) -> bool:
 
 
 def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, inputs_dir: str | None = None,
-             expected: str | None = None) -> Outcome:
-    """Run the one TEST_CASE `name` of `binary` and judge it: its record (the in-process assertions) and,
-    when it has a PyTorch twin (`expected`), the results it reported, compared outside the process."""
+             expected: str | None = None, points=None) -> Outcome:
+    """Run the one TEST_CASE `name` of `binary` and judge it: its record (the in-process assertions) and
+    the results it reported, compared outside the process with its PyTorch twin's (`expected`). A test
+    worth `points` without results to compare is not run: see verdict_problem."""
+    exp = None
+    if expected:
+        try:
+            with open(expected) as f:
+                exp = json.load(f)
+        except (OSError, ValueError) as e:
+            return Outcome("failed", detail=f"the twin's expected results are unreadable (grader problem): {e}")
+    problem = verdict_problem(points, exp)
+    if problem:
+        return Outcome("failed", detail=problem)
     if program_tampered(binary):
         return Outcome("failed", detail="the test program was changed on disk while grading (by an earlier test's "
                                         "code?); it is not run")
@@ -202,7 +228,7 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
         seconds = time.monotonic() - start
         records = []
         record = os.path.join(tmp, "out", "record.jsonl")
-        if os.path.exists(record):
+        if regular_file(record):  # a symlink the test left would be resolved here, outside its sandbox
             with open(record, encoding="utf-8", errors="replace") as f:
                 for line in f:
                     try:
@@ -213,8 +239,9 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
                         records.append(rec)
         crash_note = ""
         try:
-            with open(os.path.join(tmp, "out", "crash.txt"), errors="replace") as f:
-                crash_note = f.read(200).strip()
+            if regular_file(os.path.join(tmp, "out", "crash.txt")):
+                with open(os.path.join(tmp, "out", "crash.txt"), errors="replace") as f:
+                    crash_note = f.read(200).strip()
         except OSError:
             pass
         text = out.decode("utf-8", errors="replace")
@@ -244,7 +271,9 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
                 o.detail = f"the test passed but the program then exited with status {rc}"
             elif expected:
                 ok, why_not, n = compare(expected, os.path.join(tmp, "out", "reports.jsonl"))
-                if ok:
+                if ok and n == 0 and points:
+                    o.detail = verdict_problem(points, {"results": {}})
+                elif ok:
                     o.status = "passed"
                 else:
                     o.detail = why_not

@@ -115,12 +115,13 @@ def spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
     return p
 
 
-def run_tool(cmd: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
+def run_tool(cmd: list[str], timeout: float = 600, input: bytes | None = None) -> subprocess.CompletedProcess:
     """One of the grader's own programs (a milestone checker) while tests may be running: registered, so
-    that kill_orphans() leaves it alone."""
-    p = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    that kill_orphans() leaves it alone. `input` goes to its standard input (the run's secret)."""
+    p = spawn(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+              stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL)
     try:
-        out, _ = p.communicate(timeout=timeout)
+        out, _ = p.communicate(input=input, timeout=timeout)
     except subprocess.TimeoutExpired:
         p.kill()
         out, _ = p.communicate()

@@ -10,8 +10,14 @@ for a graded TEST_CASE of the same name, its inputs and what PyTorch 1.13 says e
     def _(x):
         return {f"softmax(x, {d})": x.softmax(d) for d in (0, 1)}
 
-Inputs are generated here (numpy, seeded by the test's and the input's names) and saved as .npy, so both
-sides see the same bits; an input given as a string is saved as <name>.txt (grading::input_text reads it),
+Inputs are generated here and saved as .npy, so both sides see the same bits. They are drawn afresh for
+every grading run: numpy generators seeded by a secret the grader draws after the build (os.urandom) and
+hands to this process on its standard input, mixed with the test's and the input's names. The secret is
+never written to disk and never reaches a test process, so a submission cannot know PyTorch's answers in
+advance and replay them (the learner's own `make grade` sees other inputs than the instructor's). A twin
+whose results would be guessable from fixed shapes (strides, broadcast shapes) draws its shapes from the
+run too: `vary(lo, hi)` is an integer in [lo, hi) and `run_rng` a generator, both secret per run.
+Inputs given as literal arrays stay as they are (a chosen edge case); an input given as a string is saved as <name>.txt (grading::input_text reads it),
 e.g. a list of view programs both sides apply. A result is a tensor (compared in shape, dtype and value; tolerance by dtype or
 `approx(t, rtol=, atol=)`), a list of ints (shapes, strides), a bool, an int, a float, a string or a list
 of strings (exact), or an error: `torch_error(lambda: ...)` runs PyTorch and expects an error exactly where
@@ -20,13 +26,19 @@ one of a given class.
 
 For every test this writes OUT_DIR/<slug>/in/<input>.npy (what the test process may read) and
 OUT_DIR/<slug>/expected.json (what only the grader reads), plus OUT_DIR/manifest.json {test name: slug}.
-One Python process for all twins of a chapter: `import torch` costs about a second.
+One Python process for all twins of a chapter: `import torch` costs about a second. The grader asks only
+for the twins of the tests it runs (`make grade EX=ch02.ex3` computes ex3's), and OUT_DIR is in its
+private working folder, gone when it ends.
+
+    stdin: {"secret": "<hex>", "only": ["test name", ...] or null}   (without stdin: a fresh secret, all)
+
+A result may also be judged rather than compared: `judge_classifier(...)` hands grade_compare.py held-out
+data the test never sees and the bounds its reported network must meet there (see that function).
 """
 import hashlib
 import json
 import os
 import sys
-import zlib
 
 import numpy as np
 import torch
@@ -86,11 +98,88 @@ def case(name, **inputs):
     return register
 
 
+_SECRET = b""  # this run's secret (main() reads it); never written anywhere
+
+
 def _seed(*names):
-    return zlib.crc32("/".join(names).encode())
+    """A generator seed for one input of one test: the run's secret and the names, hashed together."""
+    return int.from_bytes(hashlib.blake2b("/".join(names).encode(), key=_SECRET[:64], digest_size=8).digest(),
+                          "little")
+
+
+class _RunRng:
+    """The run's own generator for twins that vary shapes, drawn lazily so that it follows the secret."""
+    def __init__(self):
+        self._rng = None
+
+    def __getattr__(self, attr):
+        if self._rng is None:
+            self._rng = np.random.default_rng(_seed("run"))
+        return getattr(self._rng, attr)
+
+
+run_rng = _RunRng()
+
+
+def case_rng(*names):
+    """A generator for a twin's own draws (a teacher network, a held-out set), secret per run."""
+    return np.random.default_rng(_seed("case", *names))
+
+
+def vary(lo, hi):
+    """An integer in [lo, hi), secret per grading run (a shape that a submission cannot know in advance)."""
+    return int(run_rng.integers(lo, hi))
+
+
+class Judged:
+    """A result judged outside the test process by grade_compare.py from what the test reported."""
+    def __init__(self, spec):
+        self.spec = spec
+
+
+def judge_classifier(weights, sets, losses=None, last_loss_of=None, last_loss_tol=0.02, moved=None):
+    """A two-layer ReLU classifier (Linear -> ReLU -> Linear, PyTorch's [out, in] weights) the test trained
+    and reported: `weights` names the four reported tensors (fc1.weight, fc1.bias, fc2.weight, fc2.bias);
+    each entry of `sets` is (label, x, y, max_loss, min_accuracy) with data the checker evaluates the
+    network on (held-out data the test process never sees, or the training set it had); `losses` names a
+    reported float64 tensor of per-step losses that must all be finite, and with `last_loss_of` (a label
+    of `sets`) the last one must be the network's own loss there within last_loss_tol; `moved` = (name of
+    the reported initial fc1.weight, least relative change) asks that the first layer moved."""
+    def arr(t):
+        return np.asarray(t.detach().numpy() if isinstance(t, torch.Tensor) else t)
+    spec = {"kind": "classifier", "weights": list(weights), "sets": [], "losses": losses,
+            "last_loss_of": last_loss_of, "last_loss_tol": last_loss_tol, "moved": list(moved) if moved else None}
+    for label, x, y, max_loss, min_acc in sets:
+        spec["sets"].append({"label": label, "x": arr(x).astype(float).tolist(), "y": arr(y).astype(int).tolist(),
+                             "max_loss": max_loss, "min_accuracy": min_acc})
+    return Judged(spec)
+
+
+def judge_permutations(result, n, rows=None, not_sorted=False, uniform=None, same_as=(), differs_from=()):
+    """The reported int64 tensor `result` ([rows, n], or [n]) must hold permutations of 0..n-1, judged
+    outside the test process by grade_compare.py: with not_sorted, some draw is not in order; with
+    uniform = (chi2_max, first_tol), all n! orders appear with a chi-square below chi2_max and every first
+    element within first_tol of rows / n; it must equal each reported result of `same_as` and differ from
+    each of `differs_from`."""
+    spec = {"kind": "permutations", "result": result, "n": int(n), "rows": rows, "not_sorted": not_sorted,
+            "same_as": list(same_as), "differs_from": list(differs_from),
+            "uniform": {"chi2_max": uniform[0], "first_tol": uniform[1]} if uniform else None}
+    return Judged(spec)
+
+
+def judge_values(result, uniform=None, spread=None, dropout=None, mask_grad=None):
+    """The reported floating-point tensor `result` judged outside the test process by grade_compare.py
+    (judge_values): uniform = (b, tol), spread = (b, least), dropout = (x, p) with x the twin's input,
+    mask_grad = (name of the reported dropout output, p)."""
+    spec = {"kind": "values", "result": result, "uniform": list(uniform) if uniform else None,
+            "spread": list(spread) if spread else None, "mask_grad": list(mask_grad) if mask_grad else None,
+            "dropout": [[float(v) for v in np.asarray(dropout[0]).reshape(-1)], float(dropout[1])] if dropout else None}
+    return Judged(spec)
 
 
 def encode(rname, v, case_name):
+    if isinstance(v, Judged):
+        return v.spec
     if isinstance(v, Approx):
         e = encode(rname, v.t, case_name)
         if v.rtol is not None:
@@ -152,23 +241,31 @@ def run(name, fn, inputs, out_dir):
 
 
 def main():
+    global _SECRET
     out_dir, files = sys.argv[1], sys.argv[2:]
     os.makedirs(out_dir, exist_ok=True)
-    torch.manual_seed(0)
+    request = json.loads(sys.stdin.read() or "{}") if not sys.stdin.isatty() else {}
+    _SECRET = bytes.fromhex(request["secret"]) if request.get("secret") else os.urandom(32)
+    only = set(request["only"]) if request.get("only") is not None else None
+    torch.manual_seed(_seed("torch") % (1 << 63))  # twins that draw with torch (a dropout mask) follow the run
     torch.set_num_threads(1)
     env = {"case": case, "randn": randn, "rand": rand, "randint": randint, "positive": positive,
            "distinct": distinct, "value": value, "approx": approx, "raises": raises, "torch_error": torch_error,
-           "torch": torch, "np": np}
+           "torch": torch, "np": np, "vary": vary, "run_rng": run_rng, "case_rng": case_rng,
+           "judge_classifier": judge_classifier, "judge_permutations": judge_permutations,
+           "judge_values": judge_values}
     for path in files:
         exec(compile(open(path).read(), path, "exec"), dict(env, __name__="twins", __file__=path))
-    for name, (fn, inputs) in _CASES.items():
+    ran = [name for name in _CASES if only is None or name in only]
+    for name in ran:
+        fn, inputs = _CASES[name]
         run(name, fn, inputs, out_dir)
-    manifest = {name: slug(name) for name in _CASES}
+    manifest = {name: slug(name) for name in ran}
     tmp = os.path.join(out_dir, "manifest.json.tmp")
     with open(tmp, "w") as f:
         json.dump(manifest, f, indent=1)
     os.replace(tmp, os.path.join(out_dir, "manifest.json"))
-    print(f"oracle: {len(_CASES)} twin(s) from {len(files)} file(s) into {out_dir}")
+    print(f"oracle: {len(ran)} of {len(_CASES)} twin(s) from {len(files)} file(s) into {out_dir}")
 
 
 if __name__ == "__main__":

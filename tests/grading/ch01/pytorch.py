@@ -84,7 +84,7 @@ def views(kw, zoo):
 
 def random_programs(count, seed):
     """Random non-contiguous views: rank 1..4, permuted, sliced with steps, sometimes a stride-0 lead dim."""
-    rng = np.random.default_rng(seed)
+    rng = case_rng("random views", str(seed))  # other views every grading run
     out = []
     for i in range(count):
         rank = int(rng.integers(1, 5))
@@ -109,6 +109,23 @@ def random_programs(count, seed):
 SHAPES = [(), (7,), (2, 3), (2, 3, 4), (4, 1, 3), (1, 1), (0,), (0, 3), (3, 0, 2), (2, 1, 0, 5), (5, 4, 3, 2, 1)]
 
 
+def random_shape(lo_rank=1, hi_rank=5, hi_dim=9):
+    """A shape drawn for this grading run (secret): strides and broadcast shapes depend on nothing else,
+    so fixed shapes alone would let a submission know every answer in advance."""
+    return tuple(vary(1, hi_dim + 1) for _ in range(vary(lo_rank, hi_rank + 1)))
+
+
+def unique(items):
+    out = []
+    for it in items:
+        if it not in out:
+            out.append(it)
+    return out
+
+
+SHAPES = unique(SHAPES + [random_shape() for _ in range(5)])
+
+
 @case("strides: every new tensor is row-major", shapes=lines(SHAPES))
 def _(shapes):
     out = {}
@@ -118,21 +135,54 @@ def _(shapes):
     return out
 
 
-@case("strides: results of ops on row-major inputs", a=randn(2, 3), b=randn(3), x=randn(4, 5))
+_R, _C = vary(2, 7), vary(2, 7)  # shapes drawn for this run: the strides follow from them alone
+
+
+@case("strides: results of ops on row-major inputs", a=randn(_R, _C), b=randn(_C), x=randn(vary(2, 7), vary(2, 7)))
 def _(a, b, x):
     return {"(a + b).strides()": list((a + b).stride()), "(x * 2).strides()": list((x * 2).stride()),
             "x.matmul(x.t()).strides()": list(x.matmul(x.t()).stride()),
             "x.t().contiguous().strides()": list(x.t().contiguous().stride())}
 
 
-@case("is_contiguous: views in many layouts", **layout_inputs(ZOO))
-def _(layouts, **kw):
-    return {f"is_contiguous: {name}": v.is_contiguous() for name, v in views(kw, ZOO)}
+def near_contiguous(count, seed):
+    """Views drawn for this run that are row-major or nearly so (a leading narrow or select, an unsqueeze,
+    a swap of size-1 dims, a step of 2): whether each one is contiguous is not known in advance."""
+    rng = case_rng("near-contiguous views", str(seed))
+    out = []
+    for i in range(count):
+        shape = [int(rng.integers(1, 5)) for _ in range(int(rng.integers(2, 5)))]
+        kind = int(rng.integers(0, 5))
+        if kind == 0:
+            start = int(rng.integers(0, shape[0]))
+            prog = f"narrow 0 {start} {int(rng.integers(1, shape[0] - start + 1))}"
+        elif kind == 1:
+            prog = f"select 0 {int(rng.integers(0, shape[0]))}"
+        elif kind == 2:
+            prog = f"unsqueeze {int(rng.integers(0, len(shape) + 1))}"
+        elif kind == 3:
+            d = int(rng.integers(0, len(shape) - 1))
+            prog = f"transpose {d} {d + 1}"
+        else:
+            d = int(rng.integers(0, len(shape)))
+            prog = f"slice {d} 0 {shape[d]} {int(rng.integers(1, 3))}"
+        out.append((f"drawn view {i} {shape} {prog}", tuple(shape), prog))
+    return out
 
 
-@case("contiguous: a row-major tensor is returned as it is", **layout_inputs(ZOO))
+# The fixed layouts, and views drawn for this run (the answers to fixed layouts alone are known in advance).
+ZOO_RUN = ZOO + random_programs(4, 11) + near_contiguous(10, 12)
+
+
+@case("is_contiguous: views in many layouts", **layout_inputs(ZOO_RUN))
 def _(layouts, **kw):
-    return {f"contiguous() shares storage: {name}": v.contiguous().data_ptr() == v.data_ptr() for name, v in views(kw, ZOO)}
+    return {f"is_contiguous: {name}": v.is_contiguous() for name, v in views(kw, ZOO_RUN)}
+
+
+@case("contiguous: a row-major tensor is returned as it is", **layout_inputs(ZOO_RUN))
+def _(layouts, **kw):
+    return {f"contiguous() shares storage: {name}": v.contiguous().data_ptr() == v.data_ptr()
+            for name, v in views(kw, ZOO_RUN)}
 
 
 # ---- ex2: views: permute and select ---------------------------------------------------------------------
@@ -162,11 +212,24 @@ def _(x):
 BAD_PERMS = [(0, 1), (0, 0, 1), (0, 1, 3), (), (0, 1, 2, 3)]
 
 
-@case("permute: wrong lists of dims are refused", x=randn(2, 3, 4), perms=lines(BAD_PERMS))
+def random_perm():
+    """A list of dims drawn for this run for a 3-d tensor: a permutation (accepted) or, half the time, one
+    with a repeated dim (refused): which, is not known in advance."""
+    p = [int(d) for d in run_rng.permutation(3)]
+    if vary(0, 2):
+        k = vary(0, 3)
+        p[k] = p[(k + 1) % 3]
+    return tuple(d - 3 if vary(0, 3) == 0 else d for d in p)  # sometimes negative dims
+
+
+PERMS_RUN = unique(BAD_PERMS + [random_perm() for _ in range(6)])
+
+
+@case("permute: wrong lists of dims are refused", x=randn(2, 3, 4), perms=lines(PERMS_RUN))
 def _(x, perms):
     return {f"x.permute({s(p)})": torch_error(lambda p=p: x.permute(*p),
                                               error="IndexError" if 3 in p and len(p) == 3 else "ShapeError")
-            for p in BAD_PERMS}
+            for p in PERMS_RUN}
 
 
 @case("select: every index along every dim", x=randn(3, 4, 5))
@@ -201,6 +264,37 @@ def _(x, z):
 PAIRS = [((3, 1), (4,)), ((8, 1, 6, 1), (7, 1, 5)), ((), (2, 3)), ((5,), (5,)), ((1,), (3, 1)), ((2, 1, 3), (4, 1)),
          ((0, 1), (1, 4)), ((1, 0), (3, 1)), ((), ())]
 BAD_PAIRS = [((3,), (4,)), ((2, 3), (3, 2)), ((4, 3), (2, 1, 2)), ((0,), (2,))]
+
+
+def random_pair(bad):
+    """Two shapes drawn for this run that broadcast (some dims 1, leading dims dropped), or, with `bad`,
+    that do not (one dim differs and neither is 1)."""
+    out = random_shape(1, 4, 6)
+    a, b = list(out), list(out)
+    for d in range(len(out)):
+        r = vary(0, 4)
+        if r == 0:
+            a[d] = 1
+        elif r == 1:
+            b[d] = 1
+    b = b[vary(0, len(b) + 1):]
+    if rng_flip := vary(0, 2):
+        a, b = b, a
+    if bad:
+        a = a or [vary(2, 6)]
+        k = len(a) - 1 - vary(0, min(len(a), max(len(b), 1)))
+        j = k - (len(a) - len(b))
+        if j < 0:
+            b = [a[k] + 1] + b if a[k] != 1 else [2] + b
+            a[k] = max(a[k], 2)
+            j = 0
+            k = len(a) - len(b)
+        a[k], b[j] = (a[k] if a[k] > 1 else 2), (a[k] if a[k] > 1 else 2) + 1
+    return tuple(a), tuple(b)
+
+
+PAIRS = unique(PAIRS + [random_pair(False) for _ in range(4)])
+BAD_PAIRS = unique(BAD_PAIRS + [random_pair(True) for _ in range(2)])
 
 
 @case("broadcast_shapes: pairs of shapes", pairs=lines([a + (-1,) + b for a, b in PAIRS]))
@@ -245,10 +339,29 @@ def _(cases, **kw):
     return out
 
 
-@case("expand: sizes it cannot reach are refused", **expand_inputs(BAD_EXPANDS))
+def random_expand():
+    """An expand drawn for this run: from a shape with some size-1 dims to one that keeps its other dims
+    (maybe -1), adds leading dims and widens the 1s -- or, half the time, changes a dim that is not 1
+    (refused). Whether it is refused is not known in advance."""
+    a = [vary(1, 5) if vary(0, 2) else 1 for _ in range(vary(1, 4))]
+    b = [vary(2, 5) if d == 1 else (-1 if vary(0, 3) == 0 else d) for d in a]
+    b = [vary(1, 4) for _ in range(vary(0, 2))] + b
+    if vary(0, 2):
+        wide = [k for k, d in enumerate(a) if d > 1]
+        if wide:
+            k = wide[vary(0, len(wide))] + len(b) - len(a)
+            b[k] = a[k - len(b) + len(a)] + vary(1, 3)
+    return tuple(a), tuple(b)
+
+
+# The fixed refusals, and expands drawn for this run that PyTorch may or may not refuse.
+BAD_EXPANDS_RUN = unique(BAD_EXPANDS + [random_expand() for _ in range(6)])
+
+
+@case("expand: sizes it cannot reach are refused", **expand_inputs(BAD_EXPANDS_RUN))
 def _(cases, **kw):
     return {f"{s(a)}.expand({s(b)})": torch_error(lambda k=k, b=b: kw[f"x_{k}"].expand(*b), error="ShapeError")
-            for k, (a, b) in enumerate(BAD_EXPANDS)}
+            for k, (a, b) in enumerate(BAD_EXPANDS_RUN)}
 
 
 @case("broadcasting: arithmetic on broadcast shapes", a=randn(4, 1), b=randn(3), c=randn(2, 1, 3))

@@ -11,13 +11,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import milestones as ms  # noqa: E402
 
 GOAL = 0.005  # y = sin(2 x0) cos(x1) has variance ~0.2; the reference network reaches ~0.0005
+HELD_OUT_GOAL = 0.01  # the same network on points it never saw (the reference: ~0.001)
 GRAD_TOL = 1e-5
 SHAPES = {"w1": (2, 16), "b1": (16,), "w2": (16, 1), "b2": (1,)}
 
 
-def data():
-    rng = np.random.default_rng(2024)
-    x = rng.uniform(-1.5, 1.5, (128, 2))
+def data(part="train", n=128):
+    """Points of this grading run (secret): the training set the program fits, or held-out points of the
+    same square that it never sees."""
+    rng = ms.secret_rng("ch02 data", part)
+    x = rng.uniform(-1.5, 1.5, (n, 2))
     y = (np.sin(2 * x[:, 0]) * np.cos(x[:, 1]))[:, None]
     return x, y
 
@@ -43,6 +46,8 @@ def check(out_dir):
     except ValueError as e:
         return ms.verdict(out_dir, "ch02", what, "none", f"< {GOAL}", False, str(e))
     value = loss(p, x, y)
+    hx, hy = data("held out", 1024)
+    held_out = loss(p, hx, hy)  # the fit, not the 128 points: a network that learned the function
     # The gradients the program wrote, against central differences at its own final parameters.
     worst, eps = 0.0, 1e-6
     for n in SHAPES:
@@ -54,8 +59,10 @@ def check(out_dir):
             down = loss(q, x, y)
             worst = max(worst, abs((up - down) / (2 * eps) - g[n].reshape(-1)[i]))
     grads_ok = bool(np.isfinite(worst) and worst <= GRAD_TOL)
-    passed = bool(np.isfinite(value) and value < GOAL and grads_ok)
-    detail = f"gradients vs central differences: max |difference| {worst:.1e} (allowed {GRAD_TOL:g})"
+    passed = bool(np.isfinite(value) and value < GOAL and np.isfinite(held_out) and held_out < HELD_OUT_GOAL
+                  and grads_ok)
+    detail = (f"loss on 1024 held-out points {held_out:.4f} (goal < {HELD_OUT_GOAL}); gradients vs central "
+              f"differences: max |difference| {worst:.1e} (allowed {GRAD_TOL:g})")
     return ms.verdict(out_dir, "ch02", what, f"{value:.4f}", f"< {GOAL}, gradients match", passed, detail)
 
 

@@ -17,22 +17,14 @@ TEST_CASE("Linear: weight [out, in] and bias [out] are its parameters", "[ch03][
 }
 
 TEST_CASE("Linear: initial values within 1/sqrt(in), the whole range used", "[ch03][ex1][pts=5]") {
+  // The initial weights and biases are reported as they are; the grader checks their range, mean and
+  // spread outside this process.
   for (auto [in, out] : std::vector<std::pair<int, int>>{{300, 200}, {16, 2000}, {1000, 64}}) {
     kd::manual_seed(1234);
     nn::Linear fc(in, out);
-    const double bound = 1.0 / std::sqrt(static_cast<double>(in));
-    const std::string what = "Linear(" + std::to_string(in) + ", " + std::to_string(out) + "): ";
-    const double wmin = fc.weight.min().item<double>(), wmax = fc.weight.max().item<double>();
-    const double wmean = fc.weight.mean().item<double>(), wstd = fc.weight.std().item<double>();
-    const double bmin = fc.bias.min().item<double>(), bmax = fc.bias.max().item<double>();
-    INFO(what << "bound " << bound << ", weight in [" << wmin << ", " << wmax << "], mean " << wmean << ", std " << wstd
-              << " (U(-b, b): std b/sqrt(3) = " << bound / std::sqrt(3.0) << "), bias in [" << bmin << ", " << bmax << "]");
-    grading::expect(what + "weight within the bound", wmin >= -bound && wmax <= bound);
-    grading::expect(what + "weight uses the range", wmin < -0.98 * bound && wmax > 0.98 * bound);
-    grading::expect(what + "weight mean and std of U(-b, b)",
-                    std::abs(wmean) < 0.03 * bound && std::abs(wstd - bound / std::sqrt(3.0)) < 0.03 * bound);
-    grading::expect(what + "bias within the bound", bmin >= -bound && bmax <= bound);
-    grading::expect(what + "bias spread", bmax - bmin > 1.5 * bound);
+    const std::string what = "Linear(" + std::to_string(in) + ", " + std::to_string(out) + ")";
+    grading::expect(what + ".weight", fc.weight.detach());
+    grading::expect(what + ".bias", fc.bias.detach());
   }
 }
 

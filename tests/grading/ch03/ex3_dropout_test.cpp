@@ -15,19 +15,14 @@ TEST_CASE("dropout: the identity in eval() and for p = 0", "[ch03][ex3][pts=3]")
 }
 
 TEST_CASE("dropout: each element 0 or x / (1 - p), zeros with frequency p", "[ch03][ex3][pts=5]") {
+  // The outputs are reported as they are; the grader checks each element against the twin's input and
+  // counts the zeros, outside this process.
   kd::manual_seed(3);
-  const kd::Tensor x = kd::ones({200, 100});
+  const kd::Tensor x = grading::input("x");  // [200, 100], positive
   for (double p : {0.1, 0.5, 0.8}) {
-    const kd::Tensor y = F::dropout(x, p, true);
-    const double scale = 1.0 / (1.0 - p);
-    const kd::Tensor zero = y == 0.0, kept = kd::abs(y - scale) < 1e-5;
-    const double frac = zero.to(kd::kFloat64).mean().item<double>(), mean = y.mean().item<double>();
     std::ostringstream what;
-    what << "p = " << p << ": ";
-    INFO(what.str() << "fraction of zeros " << frac << ", mean " << mean);
-    grading::expect(what.str() + "every element 0 or 1/(1-p)", (zero.to(kd::kInt64) + kept.to(kd::kInt64)).min().item<std::int64_t>() == 1);
-    grading::expect(what.str() + "zeros within 0.012 of p", std::abs(frac - p) < 0.012);
-    grading::expect(what.str() + "mean within 0.05 of 1", std::abs(mean - 1.0) < 0.05);
+    what << "p = " << p << ": dropout(x, p)";
+    grading::expect(what.str(), F::dropout(x, p, true));
   }
 }
 
@@ -46,13 +41,15 @@ TEST_CASE("dropout: a new mask each call, the same one from the same seed", "[ch
 }
 
 TEST_CASE("dropout: the gradient goes through the same mask", "[ch03][ex3][pts=2]") {
+  // The output and the gradient are reported; the grader checks outside this process that the gradient
+  // is 1 / (1 - p) exactly where the output kept its element.
   kd::manual_seed(5);
-  kd::Tensor x = kd::rand({30, 20}) + 0.5;  // no zeros in x
+  kd::Tensor x = grading::input("x");  // [30, 20], no zeros
   x.requires_grad_(true);
   const kd::Tensor y = F::dropout(x, 0.4, true);
   y.sum().backward();
-  const kd::Tensor mask = (y.detach() != 0.0).to(kd::kFloat32) / 0.6;
-  grading::expect("grad == mask / (1 - p)", kd::allclose(x.grad(), mask, 1e-5, 1e-6));
+  grading::expect("dropout(x, 0.4)", y.detach());
+  grading::expect("x.grad", x.grad());
 }
 
 TEST_CASE("dropout: shapes, dtypes, views, and p outside [0, 1]", "[ch03][ex3][pts=1]") {

@@ -7,24 +7,36 @@ def stack(ts):
 
 
 # ---- ex1: the permutation --------------------------------------------------------------------------------
-@case("random_permutation: a permutation of 0..n-1", sizes=value([0, 1, 2, 10, 1000], dtype="int64"))
+_SIZES = [0, 1, 2, 10, vary(200, 2000)]  # one size drawn for this run
+
+
+@case("random_permutation: a permutation of 0..n-1", sizes=value(_SIZES, dtype="int64"))
 def _(sizes):
-    return {f"sorted(random_permutation({n}))": list(range(n)) for n in sizes.tolist()} | {
-        "random_permutation(10) is not always sorted": True}
+    # judged outside the test process from the draws it reports (grade_compare.judge_permutations)
+    return {f"random_permutation({n}) is a permutation of 0..{n - 1}":
+            judge_permutations(f"random_permutation({n})", n) for n in sizes.tolist()} | {
+        "random_permutation(10), 5 draws: permutations, not all in order":
+            judge_permutations("random_permutation(10), 5 draws", 10, rows=5, not_sorted=True)}
 
 
-@case("random_permutation: the same seed gives the same order, another seed another", n=value(50, dtype="int64"))
+@case("random_permutation: the same seed gives the same order, another seed another",
+      n=value(vary(30, 80), dtype="int64"))
 def _(n):
-    return {"seed 7 twice: equal": True, "seed 7 and seed 8: different": True,
-            "one generator, two draws: different": True}
+    # judged outside the test process from the orders it reports (grade_compare.judge_permutations)
+    n = int(n)
+    return {"seed 7 twice: equal, seed 8 and a second draw: different": judge_permutations(
+                "seed 7", n, same_as=["seed 7 again"], differs_from=["seed 8", "seed 7, second draw"]),
+            "seed 8 is a permutation": judge_permutations("seed 8", n),
+            "the second draw is a permutation": judge_permutations("seed 7, second draw", n)}
 
 
 @case("random_permutation: every order is equally likely", n=value(4, dtype="int64"))
 def _(n):
     # 4! = 24 orders over 12000 draws: each about 500 times; a chi-square with 23 degrees of freedom stays
     # below 60 except with probability ~4e-5 (a wrong shuffle, e.g. j in [0, n), lands far above).
-    return {"distinct orders seen": 24, "chi-square of the order counts < 60": True,
-            "first element: each value about 3000 times (within 300)": True}
+    # Judged outside the test process from the 12000 draws it reports (grade_compare.judge_permutations).
+    return {"every order of 4 items equally likely": judge_permutations(
+        "12000 draws of random_permutation(n)", int(n), rows=12000, uniform=(60.0, 300))}
 
 
 @case("random_permutation: negative sizes are refused", n=value(3, dtype="int64"))

@@ -124,6 +124,21 @@ def plateau_lrs(metrics, **opts):
 FLAT = [1.0, 0.9, 0.95, 0.93, 0.92, 0.91, 0.95, 0.96, 0.99, 0.97, 0.98, 0.99, 1.0, 0.5, 0.6, 0.7, 0.8, 0.9]
 
 
+def metric_walk(n):
+    """A validation loss drawn for this run: small steps down and up, and repeats (plateaus), three
+    decimals; the lr sequences it gives are not known in advance."""
+    out, m = [], 1.0
+    for _ in range(n):
+        r = vary(0, 4)
+        if r:  # r == 0 repeats the last value: a plateau
+            m = round(max(0.05, m + (vary(-100, 81) / 1000.0)), 3)
+        out.append(m)
+    return out
+
+
+FLAT = FLAT + metric_walk(14)  # the fixed sequence's edge cases, then this run's own steps
+
+
 @case("ReduceLROnPlateau: the lr sequence with patience 2", metrics=value(FLAT, dtype="float64"))
 def _(metrics):
     return {"lr after each step": plateau_lrs(metrics.tolist(), patience=2),

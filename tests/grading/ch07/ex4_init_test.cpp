@@ -1,14 +1,15 @@
-// ch07.ex4 — find the bug: debug::find_the_bug::train_from_scratch must learn (outcome only: a finite, low loss
-// of the network it returns on its training set, and a good accuracy on held-out samples).
+// ch07.ex4 — find the bug: debug::find_the_bug::train_from_scratch must learn. Judged by outcome, outside this
+// process: the network it returns must have a low loss on its training set and classify held-out samples
+// of the same problem (which this process never sees) well; every loss it recorded must be finite. See
+// ch07_grading.hpp and the twins in pytorch.py.
 #include "ch07_grading.hpp"
 
 using namespace ch07_grading;
 
 TEST_CASE("train_from_scratch: the loss stays finite and falls", "[ch07][ex4][pts=10]") {
-  const ftb::Problem train = training_set();
-  check_learned(ftb::train_from_scratch(train), train, 0.35);
+  report_run(ftb::train_from_scratch(training_set()));
 }
 
 TEST_CASE("train_from_scratch: the network classifies held-out samples", "[ch07][ex4][pts=10]") {
-  check_generalises(ftb::train_from_scratch(training_set()), 0.85);
+  report_run(ftb::train_from_scratch(training_set()));
 }

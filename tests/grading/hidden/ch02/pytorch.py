@@ -4,7 +4,7 @@ import os
 
 exec(open(os.path.join(os.path.dirname(__file__), "..", "..", "ch02", "pytorch.py")).read().split("# ---- ex1")[0])
 
-rng = np.random.default_rng(202)
+rng = case_rng("ch02 hidden shapes")  # other shapes every grading run
 
 
 def random_broadcast(rng):
