@@ -266,6 +266,20 @@ def piece_log(path: str | None) -> tuple[str, str]:
     return status, text.split("\n\n", 1)[1] if "\n\n" in text else ""
 
 
+def unsandboxed_objects(tree: dict) -> None:
+    """Removes the objects of answer files compiled without the sandbox (their logs say `isolation: none`, or
+    nothing: an older launcher), so that the build compiles them again, in the sandbox."""
+    logs = list((tree.get("logs") or {}).values()) + list((tree.get("milestone_logs") or {}).values())
+    for path in logs:
+        try:
+            head = Path(path).read_text(errors="replace").split("\n\n", 1)[0]
+        except OSError:
+            continue
+        fields = dict(l.split(": ", 1) for l in head.splitlines() if ": " in l)
+        if fields.get("isolation") != "bwrap" and fields.get("object"):
+            Path(fields["object"]).unlink(missing_ok=True)
+
+
 def refused_message(text: str, log_path: str, source: Path) -> str:
     """An answer file the answer-file rules refused (scripts/piece_policy.py): the rules it broke and why."""
     rules = [l.strip() for l in text.splitlines() if l.startswith("  [")][:8]
@@ -440,6 +454,8 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
         # link the programs afresh rather than trust what is there.
         for t in targets:
             (bin_dir / t).unlink(missing_ok=True)
+    if not args.no_build and targets and grade_sandbox.sandbox_kind() == "bwrap":
+        unsandboxed_objects(tree)  # an answer file compiled outside the sandbox is compiled again inside it
     if not args.no_build and targets:
         log(args, f"grade: building {', '.join(targets)} ...")
         _, build_out = build(args, targets)

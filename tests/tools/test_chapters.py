@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import time
@@ -87,7 +88,9 @@ def main() -> int:
     p = subprocess.run(["cmake", "--build", str(build), "-j", "2", "--target", *targets, "--", "-k", "0"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     # The cheats the answer-file rules refuse do not build, on purpose (tests/tools/cheats/*/expect).
-    failed = [l for l in p.stdout.splitlines() if l.startswith("FAILED: ") and "_cheat_" not in l]
+    # So do the library calls the rules refuse as the piece's job done by the library (PIECE_DENY).
+    failed = [l for l in p.stdout.splitlines() if l.startswith("FAILED: ") and "_cheat_" not in l
+              and not re.search(r"kdp_ch\d\d_ex\d+_calls\.dir/", l)]
     if p.returncode != 0 and (failed or "FAILED: " not in p.stdout):
         errors.append("the build failed:\n" + "\n".join(l for l in p.stdout.splitlines() if "error" in l)[:3000])
 
