@@ -185,7 +185,14 @@ def main(argv: list[str]) -> int:
     ro = [os.path.abspath(d) for d in opts["--ro"]] + [chapter_dir]
     if stub:
         ro.append(os.path.dirname(os.path.abspath(stub)))
-    c = Compile(cmd[0], cwd, ro, [obj_dir])
+    rw = [obj_dir]   # the object's folder, and the dependency file's where it is elsewhere
+    for k, a in enumerate(deps[:-1]):
+        if a == "-MF":
+            d = os.path.dirname(os.path.abspath(deps[k + 1]))
+            os.makedirs(d, exist_ok=True)
+            if d not in rw:
+                rw.append(d)
+    c = Compile(cmd[0], cwd, ro, rw)
     for stale in (obj_abs, obj_abs + ".ii"):
         if os.path.exists(stale):
             os.unlink(stale)
