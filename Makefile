@@ -2,7 +2,8 @@
 # Everything else is in the README's table. Variables: BUILD (build folder), CH (chapter, e.g. 02),
 # EX (one exercise, e.g. ch02.ex3), REFERENCE (chapters whose reference answers your library takes,
 # e.g. 01,02), MINE=1 (`make run` on your own library), SOLUTIONS=1 (grade the reference solutions),
-# FORCE=1 (`make exercises` over edited files, after a backup), DEST (handout folder), NATIVE=OFF.
+# FORCE=1 (`make exercises` over edited files, after a backup), DEST (handout folder), NATIVE=OFF,
+# INSECURE=1 (`make grade` without a working sandbox: untrustworthy scores).
 BUILD     ?= build
 NATIVE    ?= ON
 JOBS      ?= $(shell nproc)
@@ -26,8 +27,9 @@ else
   LEARNER_ARGS  := -DKINDLING_REFERENCE=$(REFERENCE) -DKINDLING_NATIVE=$(NATIVE)
   MINE          := 1
 endif
+# INSECURE=1: grade even where the sandbox (bubblewrap) does not work -- scores are then not trustworthy.
 GRADE = $(PYTHON) scripts/grade.py --build $(LEARNER_BUILD) $(foreach a,$(LEARNER_ARGS),--cmake-arg=$(a)) \
-        --jobs $(JOBS) --out $(LEARNER_BUILD)/grade
+        --jobs $(JOBS) --out $(LEARNER_BUILD)/grade $(if $(INSECURE),--insecure)
 
 .PHONY: all deps configure build run test test-slow grade milestone hint book book-html handout bench sanitize tsan \
         fuzz ci-extra clang-configure clean exercises help
@@ -82,7 +84,7 @@ grade: deps
 else
 grade: configure
 	@$(PYTHON) scripts/grade.py --build $(BUILD) --tree solutions $(if $(CH),--chapter $(CH)) \
-	  $(if $(EX),--exercise $(EX)) --jobs $(JOBS) --out $(BUILD)/grade
+	  $(if $(EX),--exercise $(EX)) --jobs $(JOBS) --out $(BUILD)/grade $(if $(INSECURE),--insecure)
 endif
 
 ## milestone: run the chapter's milestone on your library (CH=05: your chapters 1-5 train Fashion-MNIST)

@@ -269,6 +269,55 @@ def piece_log(path: str | None) -> tuple[str, str]:
     return status, text.split("\n\n", 1)[1] if "\n\n" in text else ""
 
 
+def unsandboxed_objects(tree: dict) -> None:
+    """Removes the objects of answer files compiled without the sandbox (their logs say `isolation: none`, or
+    nothing: an older launcher), so that the build compiles them again, in the sandbox."""
+    logs = list((tree.get("logs") or {}).values()) + list((tree.get("milestone_logs") or {}).values())
+    for path in logs:
+        try:
+            head = Path(path).read_text(errors="replace").split("\n\n", 1)[0]
+        except OSError:
+            continue
+        fields = dict(l.split(": ", 1) for l in head.splitlines() if ": " in l)
+        if fields.get("isolation") != "bwrap" and fields.get("object"):
+            Path(fields["object"]).unlink(missing_ok=True)
+
+
+def refused_message(text: str, log_path: str, source: Path) -> str:
+    """An answer file the answer-file rules refused (scripts/piece_policy.py): the rules it broke and why."""
+    rules = [l.strip() for l in text.splitlines() if l.startswith("  [")][:8]
+    head = text.splitlines()[0] if text else "the answer file was refused"
+    return relative_paths("\n".join([head.rstrip(":") + ":", *rules]) + f"\n(full log: {log_path})", source)
+
+
+# ---- isolation (issue 26) ------------------------------------------------------------------------------
+NO_SANDBOX = """grade: no points awarded: the sandbox does not work on this machine ({why}).
+Answer files are untrusted code: without bubblewrap they compile and run with this machine's files in view,
+and a score could not be trusted. To fix: install bubblewrap (apt install bubblewrap) and allow unprivileged
+user namespaces (sysctl kernel.unprivileged_userns_clone=1; in Docker: --security-opt seccomp=unconfined or
+run the grader outside the container), then run the grader again. To grade anyway, knowing that a submission
+could cheat (your own code, a quick look): pass --insecure (make grade INSECURE=1)."""
+
+
+def isolation(args) -> str:
+    """Which isolation this grading ran with, as results.json records it."""
+    kind = grade_sandbox.sandbox_kind()
+    return "bwrap" if kind == "bwrap" else f"none (--insecure: {kind})"
+
+
+def record_isolation(out: Path, value: str) -> None:
+    """results.json says which isolation ran (grade_report writes the rest of it)."""
+    path = out / "results.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    data["isolation"] = value
+    tmp = path.with_name(f".results.json.tmp.{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, path)
+
+
 # ---- the PyTorch twins -----------------------------------------------------------------------------------
 def twins(args, ch: str, names: list[str], workdir: str) -> tuple[Path | None, str]:
     """Run the chapter's PyTorch twins of the tests `names` on inputs drawn for this run; (folder, error).
@@ -407,6 +456,8 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
         # link the programs afresh rather than trust what is there.
         for t in targets:
             (bin_dir / t).unlink(missing_ok=True)
+    if not args.no_build and targets and grade_sandbox.sandbox_kind() == "bwrap":
+        unsandboxed_objects(tree)  # an answer file compiled outside the sandbox is compiled again inside it
     if not args.no_build and targets:
         log(args, f"grade: building {', '.join(targets)} ...")
         _, build_out = build(args, targets)
@@ -440,6 +491,9 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
             src = manifest.get("exercises", {}).get(ex, {}).get("file", "")
             broken[ex] = (f"exercises/{ch}/{src} does not compile. The compiler said:\n"
                           f"{error_excerpt(text, args.source, 25)}\n(full log: {tree['logs'][ex]})")
+            continue
+        if status == "refused":  # the answer-file rules (scripts/piece_policy.py, issue 26)
+            broken[ex] = refused_message(text, tree["logs"][ex], args.source)
             continue
         if not binary.exists() or programs[key] in failed_targets or global_failure:
             broken[ex] = (f"{programs[key]} was not built. The build said:\n"
@@ -491,8 +545,8 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
         ms_future = None
         if ms_target:
             ms_bin = bin_dir / ms_target
-            why = [f"{k} does not compile" for k, p in (tree.get("milestone_logs") or {}).items()
-                   if piece_log(p)[0] == "failed"]
+            why = [f"{k} {'does not compile' if piece_log(p)[0] == 'failed' else 'was refused by the answer-file rules'}"
+                   for k, p in (tree.get("milestone_logs") or {}).items() if piece_log(p)[0] in ("failed", "refused")]
             if ms_bin.exists() and not why and ms_target not in failed_targets and not global_failure:
                 ms_future = pool.submit(run_milestone, args, ch, ms_bin, ms_meta, workdir)
             else:
@@ -600,6 +654,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default="/usr/bin/python3", help="Python with PyTorch (the twins, the checkers)")
     ap.add_argument("--expect", choices=["full", "zero"], help="exit 1 unless every chapter scores full/zero")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
+    ap.add_argument("--insecure", action="store_true",
+                    help="grade even where the sandbox (bubblewrap) does not work: scores are then not trustworthy")
     args = ap.parse_args(argv)
     args.source = args.source.resolve()
     args.build = (args.build or args.source / "build").resolve()
@@ -620,6 +676,13 @@ def main(argv: list[str] | None = None) -> int:
     grade_sandbox.become_subreaper()  # whatever a test leaves running becomes ours to kill
 
     chapters: list[Chapter] = []
+    if grade_sandbox.sandbox_kind() != "bwrap" and not args.insecure:
+        # No sandbox, no scores (issue 26): nothing is built or run; results say why, with 0 points.
+        msg = NO_SANDBOX.format(why=grade_sandbox.sandbox_kind())
+        print(msg, file=sys.stderr)
+        write_reports([], str(args.out), msg)
+        record_isolation(args.out, "none: grading refused (no --insecure)")
+        return 3
     try:
         names = discover(args.tests_dir, args.chapter)
         setup_error = configure(args) if names and not args.no_build else ""
@@ -644,6 +707,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = "The grader itself failed (please report this):\n" + traceback.format_exc()
     print(summary)
     write_reports(chapters, str(args.out), summary)
+    record_isolation(args.out, isolation(args))
     return check_expectation(args, chapters)
 
 

@@ -51,8 +51,9 @@ class Outcome:
             return f"timed out ({self.detail})"
         if self.status == "crashed":
             return f"crashed ({self.detail})"
-        if self.status == "build_failed":
-            return "build failed"
+        if self.status == "build_failed":  # an answer file the answer-file rules refused (issue 26) says so
+            return "refused by the answer-file rules" if "refused by the answer-file rules" in \
+                self.detail.split("\n", 1)[0] else "build failed"
         if self.status == "not_run":
             return f"not run: {self.detail}" if self.detail else "not run"
         return f"failed: {self.detail}" if self.detail else "failed"

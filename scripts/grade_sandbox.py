@@ -13,8 +13,9 @@ own sandbox (Debian's bubblewrap, `bwrap`):
     values, the other tests and the results are simply not there;
   * an empty environment but for a few settings: no secret to inherit (the verdict needs none).
 
-Where bwrap does not work (not installed, no user namespaces), the grader falls back to what needs no
-namespace and says so in its table: the grader is the subreaper of everything a test starts and kills
+Where bwrap does not work (not installed, no user namespaces), grade.py awards no points unless the
+instructor passes --insecure (issue 26); with it, the grader falls back to what needs no namespace and says
+so in its table and in results.json ("isolation"): the grader is the subreaper of everything a test starts and kills
 whatever outlives its test (daemons), each program's hash is checked before every run (a replaced binary
 is refused), the test list comes from the sources, learner files never see the tests' headers, and the
 expected values are compared outside the process — but a learner's process could read files it should
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -169,3 +171,69 @@ def _kill_orphans_locked(me: int) -> int:
         except (ProcessLookupError, ChildProcessError, PermissionError):
             pass
     return killed
+
+
+# ---- compiling answer files (issue 26) ------------------------------------------------------------------
+# An answer file is code that runs inside the compiler's view of the grading machine: `#include`,
+# `__has_include` and `asm(".incbin")` read whatever the compiler can read. scripts/compile_piece.py therefore
+# runs the compiler in a sandbox of its own that holds the system (with the datasets, /usr/local and Python's
+# packages hidden, as for tests), kindling's public headers, the private headers of the layers the program
+# links, the build's generated headers and the learner's own chapter folder -- no solutions/, tests/, other
+# build folders or datasets -- with nothing writable but the object's own folder, no network, an empty
+# environment, and caps on time, memory and output size.
+COMPILE_TIMEOUT = 120            # seconds for one compile (the longest reference answer takes ~10 s)
+COMPILE_MEMORY = 4 << 30         # bytes of address space (cc1plus on the biggest answer: ~0.6 GB)
+COMPILE_FILE_SIZE = 256 << 20    # bytes, the largest file the compiler may write (an object is ~1 MB)
+
+
+def _compile_limits() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (COMPILE_MEMORY, COMPILE_MEMORY))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (COMPILE_FILE_SIZE, COMPILE_FILE_SIZE))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (COMPILE_TIMEOUT + 10, COMPILE_TIMEOUT + 20))
+
+
+def compile_command(cmd: list[str], cwd: str, ro: list[str], rw: list[str]) -> tuple[list[str], dict, str]:
+    """(argv, environment, isolation) of a compiler command: in bwrap where it works, with `ro` folders
+    bound read-only and `rw` folders writable at their own paths."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp", "CCACHE_DISABLE": "1"}
+    kind = sandbox_kind()
+    if kind != "bwrap":
+        return cmd, env, f"none ({kind})"
+    out = _bwrap_base()
+    for d in ro:
+        if os.path.exists(d):
+            out += ["--ro-bind", d, d]
+    for d in rw:
+        out += ["--bind", d, d]
+    if not any(cwd == d or cwd.startswith(d.rstrip("/") + "/") for d in rw + ro):
+        out += ["--dir", cwd]
+    out += ["--chdir", cwd, "--clearenv"]
+    for k, v in env.items():
+        out += ["--setenv", k, v]
+    return out + ["--", *cmd], env, "bwrap"
+
+
+def run_compiler(cmd: list[str], cwd: str, ro: list[str], rw: list[str]) -> tuple[int, str, str]:
+    """Runs one compiler command in the compile sandbox with its caps: (exit status, output, isolation)."""
+    argv, env, isolation = compile_command(cmd, cwd, ro, rw)
+    try:
+        p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, preexec_fn=_compile_limits, start_new_session=True)
+    except OSError as e:
+        return 127, f"cannot run the compiler: {e}", isolation
+    try:
+        out, _ = p.communicate(timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        out, _ = p.communicate()
+        return 124, out.decode("utf-8", errors="replace")[-20000:] + \
+            f"\nthe compile took longer than {COMPILE_TIMEOUT} s and was stopped", isolation
+    text = out.decode("utf-8", errors="replace")
+    if p.returncode < 0:
+        text += f"\nthe compiler was killed by {signal.Signals(-p.returncode).name} (memory cap " \
+                f"{COMPILE_MEMORY >> 30} GiB, time cap {COMPILE_TIMEOUT} s)"
+    return p.returncode, text, isolation

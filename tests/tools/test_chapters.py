@@ -14,6 +14,9 @@ Trees graded:
               <build>/planted by make_planted.py)
   calls       tests/tools/library_calls/: each piece returns   every exercise there scores 0 (the call
               what the library's public function gives         recurses into the piece itself)
+  cheat_*     tests/tools/cheats/<name>/ (README.md there)     every exercise there scores 0, with the
+                                                               rule its `expect` file names
+Without a sandbox (KINDLING_GRADE_NO_SANDBOX=1) grading refuses unless --insecure; results.json says which.
 Nothing here reads exercises/, so a learner's work there never changes this test.
 """
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import time
@@ -83,7 +87,11 @@ def main() -> int:
         errors.append("the build defines no programs for the grader's test trees (configure with tests/tools/planted)")
     p = subprocess.run(["cmake", "--build", str(build), "-j", "2", "--target", *targets, "--", "-k", "0"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
-    if p.returncode != 0:
+    # The cheats the answer-file rules refuse do not build, on purpose (tests/tools/cheats/*/expect).
+    # So do the library calls the rules refuse as the piece's job done by the library (PIECE_DENY).
+    failed = [l for l in p.stdout.splitlines() if l.startswith("FAILED: ") and "_cheat_" not in l
+              and not re.search(r"kdp_ch\d\d_ex\d+_calls\.dir/", l)]
+    if p.returncode != 0 and (failed or "FAILED: " not in p.stdout):
         errors.append("the build failed:\n" + "\n".join(l for l in p.stdout.splitlines() if "error" in l)[:3000])
 
     # Untouched stubs: every test and every milestone scores 0, and results are still written.
@@ -147,19 +155,29 @@ def main() -> int:
                     continue
                 programs = json.loads((build / "grading" / f"{ch}.json").read_text())["trees"][tree]["programs"]
                 binary = build / "grading-bin" / programs[ex]
-                before = hashlib.sha256(binary.read_bytes()).hexdigest()
+                before = hashlib.sha256(binary.read_bytes()).hexdigest() if binary.exists() else None
                 rc, table, res = grade(build, tree, "--exercise", f"{ch}.{ex}")
                 print(f"--- {tree} {ch}.{ex}\n{table}")
                 results = build / "tests" / "tools" / "chapter-results" / tree / "results.json"
                 written = results.read_bytes() if results.exists() else b""
-                time.sleep(3)  # a daemon that survived would strike now
+                if before is not None:  # a program ran (a refused answer file builds none)
+                    time.sleep(3)  # a daemon that survived would strike now
                 s, m, texts = by_exercise(res).get((ch, ex), (None, None, []))
                 if s is None or s > 1e-6:
                     errors.append(f"[{tree}] {ch}.{ex}: the cheat earned {s} / {m}:\n{table}")
+                # The answer-file rules (issue 26) say which rule refused it: tests/tools/cheats/<name>/expect.
+                expect = cheat_dir / "expect"
+                for want in (expect.read_text().splitlines() if expect.exists() else []):
+                    if want.strip() and not any(want.strip() in t for t in texts):
+                        errors.append(f"[{tree}] {ch}.{ex}: the message does not say \"{want.strip()}\":\n"
+                                      + "\n".join(texts)[:1500])
+                if sandboxed and res.get("isolation") != "bwrap":
+                    errors.append(f"[{tree}] results.json says isolation {res.get('isolation')!r}, not bwrap")
                 if not results.exists() or results.read_bytes() != written:
                     errors.append(f"[{tree}] results.json changed after the grader wrote it")
                 # Without a sandbox (no bubblewrap) a program can be replaced; the grader then refuses it.
-                changed = not binary.exists() or hashlib.sha256(binary.read_bytes()).hexdigest() != before
+                changed = before is not None and (not binary.exists() or
+                                                  hashlib.sha256(binary.read_bytes()).hexdigest() != before)
                 if changed and sandboxed:
                     errors.append(f"[{tree}] the test program {binary.name} was changed on disk")
                 if changed:  # rebuild it for the next run
@@ -170,6 +188,29 @@ def main() -> int:
                         if sandboxed:
                             errors.append(f"[{tree}] the cheat wrote {litter} outside its sandbox")
                         litter.unlink()
+
+    # No sandbox, no scores (issue 26): without bubblewrap the grader awards nothing unless told --insecure,
+    # and results.json records which isolation ran.
+    import os
+    env = dict(os.environ, KINDLING_GRADE_NO_SANDBOX="1")
+    for extra, want_rc, want_iso in ((), 3, "none: grading refused"), (("--insecure",), 0, "none (--insecure"):
+        out = build / "tests" / "tools" / "chapter-results" / "no-sandbox"
+        cmd = [PY, str(GRADE), "--source", str(ROOT), "--build", str(build), "--tree", "reference", "--out", str(out),
+               "--jobs", "2", "--quiet", "--no-build", "--exercise", "ch01.ex1", *extra]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", env=env)
+        try:
+            res = json.loads((out / "results.json").read_text())
+        except (OSError, ValueError):
+            res = {}
+        print(f"--- no sandbox {' '.join(extra)}: exit {p.returncode}, isolation {res.get('isolation')!r}, "
+              f"score {res.get('score')}")
+        if p.returncode != want_rc or not str(res.get("isolation", "")).startswith(want_iso):
+            errors.append(f"[no sandbox{' '.join(extra)}] exit {p.returncode}, isolation {res.get('isolation')!r} "
+                          f"(expected exit {want_rc}, {want_iso}...):\n{p.stdout[-1500:]}")
+        if not extra and (res.get("score") or "--insecure" not in p.stdout):
+            errors.append(f"[no sandbox] awarded {res.get('score')} or did not say how to fix it:\n{p.stdout[-1500:]}")
+        if extra and not res.get("score"):
+            errors.append(f"[no sandbox --insecure] the reference of ch01.ex1 was not graded:\n{p.stdout[-1500:]}")
 
     for e in errors:
         print("FAIL " + e, file=sys.stderr)

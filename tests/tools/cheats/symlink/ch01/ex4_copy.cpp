@@ -1,0 +1,1 @@
+../../../../../solutions/ch01/ex4_copy.cpp
