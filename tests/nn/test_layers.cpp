@@ -3,6 +3,8 @@
 // in tests/parity/ch03_nn.*; backward formulas against finite differences in test_gradcheck.cpp.)
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
+#include <vector>
 #include <kindling/nn.hpp>
 
 namespace kd = kindling;
@@ -211,4 +213,38 @@ TEST_CASE("layers: a small CNN trains: the loss goes down") {
     (step == 0 ? first : last) = loss.item<double>();
   }
   CHECK(last < 0.5 * first);
+}
+
+// The 2x2 max-pool's float32 kernel works 8 windows at a time (AVX2 where the build has it), with a
+// shorter last block per row and full-width stores that run into the next row except at the end of
+// the tensor; float64 goes through the scalar loop. Both must pick the same window element (ties: the
+// first maximum; NaN: the last NaN), for every row length around the block size, odd heights and
+// widths included, forward and backward. (PyTorch's rule itself: parity max_pool2d/2x2-*.)
+TEST_CASE("max_pool2d: the 2x2 float32 vector kernel picks what the float64 scalar loop picks, every row length") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (std::int64_t h = 2; h <= 5; ++h)
+    for (std::int64_t w = 2; w <= 41; ++w) {
+      const std::int64_t n = 2 * 3 * h * w;
+      std::vector<float> v(static_cast<std::size_t>(n)), up(static_cast<std::size_t>(2 * 3 * (h / 2) * (w / 2)));
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t k = (i * 7919 + h * 31 + w) % 41;
+        v[static_cast<std::size_t>(i)] = k == 0 ? nan : k == 1 ? -inf : k == 2 ? inf : k == 3 ? -0.0f : float(k % 3) - 1;
+      }
+      for (std::size_t i = 0; i < up.size(); ++i) up[i] = i % 5 == 0 ? -0.0f : 0.25f * float(i % 7) - 0.5f;
+      INFO("h=" << h << " w=" << w);
+      const kd::Tensor x32 = kd::tensor(v, {2, 3, h, w}).requires_grad_();
+      const kd::Tensor x64 = x32.detach().to(kd::kFloat64).requires_grad_();
+      const kd::Tensor y32 = F::max_pool2d(x32, 2), y64 = F::max_pool2d(x64, 2);
+      CHECK(kd::allclose(y32, y64.to(kd::kFloat32), 0.0, 0.0, /*equal_nan=*/true));
+      const kd::Tensor g = kd::tensor(up, y32.shape());
+      y32.backward(g);
+      y64.backward(g.to(kd::kFloat64));
+      CHECK(kd::allclose(x32.grad(), x64.grad().to(kd::kFloat32), 0.0, 0.0, /*equal_nan=*/true));
+      // Signs of zeros too (0 + g: -0.0 upstream becomes +0.0 where it lands, as in PyTorch's 0 += g).
+      const kd::Tensor d32 = x32.grad().contiguous(), d64 = x64.grad().contiguous();
+      std::int64_t sign_mismatches = 0;
+      for (std::int64_t i = 0; i < n; ++i)
+        sign_mismatches += std::signbit(d32.data_ptr<float>()[i]) != std::signbit(d64.data_ptr<double>()[i]);
+      CHECK(sign_mismatches == 0);
+    }
 }

@@ -21,6 +21,9 @@ PARITY_CASE("conv2d/stride-dilation") { return F::conv2d(in["x"], in["w"], Tenso
 PARITY_CASE("conv2d/groups") { return F::conv2d(in["x"], in["w"], in["b"], 1, 1, 1, 2); }
 PARITY_CASE("conv2d/transposed-input") { return F::conv2d(in["x"].transpose(2, 3), in["w"]); }
 PARITY_CASE("conv2d/float64") { return F::conv2d(in["x"], in["w"], in["b"], 2, 1); }
+PARITY_CASE("conv2d/flat-taps-cnn-shape") { return F::conv2d(in["x"], in["w"], in["b"], 1, 1); }
+PARITY_CASE("conv2d/flat-taps-rect-dilation") { return F::conv2d(in["x"], in["w"], Tensor(), 1, {1, 4}, {1, 2}); }
+PARITY_CASE("conv2d/flat-taps-one-row") { return F::conv2d(in["x"], in["w"], Tensor(), 1, 2); }
 PARITY_CASE("conv2d/channel-mismatch") { return F::conv2d(in["x"], in["w"]); }
 
 // ---- pooling ------------------------------------------------------------------------------------
@@ -28,6 +31,8 @@ PARITY_CASE("max_pool2d/basic") { return F::max_pool2d(in["x"], 2); }
 PARITY_CASE("max_pool2d/ties-nan") { return F::max_pool2d(in["x"], 2); }
 PARITY_CASE("max_pool2d/ties-nan-general") { return F::max_pool2d(in["x"], 3, 1, 1); }
 PARITY_CASE("max_pool2d/odd-size") { return F::max_pool2d(in["x"], 2); }
+PARITY_CASE("max_pool2d/2x2-long-rows-edges") { return F::max_pool2d(in["x"], 2); }
+PARITY_CASE("max_pool2d/2x2-odd-size-edges") { return F::max_pool2d(in["x"], 2); }
 PARITY_CASE("max_pool2d/stride-padding-ceil") { return F::max_pool2d(in["x"], 3, 2, 1, 1, true); }
 PARITY_CASE("max_pool2d/rect-dilation") { return F::max_pool2d(in["x"], {2, 3}, 1, 0, {2, 1}); }
 PARITY_CASE("avg_pool2d/basic") { return F::avg_pool2d(in["x"], 2); }

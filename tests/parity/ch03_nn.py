@@ -23,6 +23,13 @@ case("conv2d/transposed-input", lambda x, w: F.conv2d(x.transpose(2, 3), w), gra
      x=randn(1, 2, 6, 5), w=randn(2, 2, 3, 3))
 case("conv2d/float64", lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), grad=True,
      x=randn(2, 3, 7, 7, dtype="float64"), w=randn(5, 3, 3, 3, dtype="float64"), b=randn(5, dtype="float64"))
+# Stride 1 with the output as wide as the input: im2col/col2im copy each kernel tap as one flat range.
+case("conv2d/flat-taps-cnn-shape", lambda x, w, b: F.conv2d(x, w, b, padding=1), grad=True,
+     x=randn(3, 8, 14, 14), w=randn(16, 8, 3, 3), b=randn(16))
+case("conv2d/flat-taps-rect-dilation", lambda x, w: F.conv2d(x, w, None, padding=(1, 4), dilation=(1, 2)), grad=True,
+     x=randn(2, 3, 5, 9), w=randn(4, 3, 3, 5))
+case("conv2d/flat-taps-one-row", lambda x, w: F.conv2d(x, w, None, padding=2), grad=True,
+     x=randn(1, 2, 1, 6), w=randn(3, 2, 5, 5))
 case("conv2d/channel-mismatch", lambda x, w: F.conv2d(x, w), x=randn(1, 2, 5, 5), w=randn(4, 3, 3, 3), expect_error=True)
 
 # ---- pooling ------------------------------------------------------------------------------------
@@ -36,6 +43,25 @@ case("max_pool2d/ties-nan-general", lambda x: F.max_pool2d(x, 3, stride=1, paddi
      x=value([[[[1, 1, 0, 2], [1, 0, 2, 2], [_nan, 3, -1, -1], [3, _nan, -1, -1]],
                [[0.0, -0.0, -_inf, -_inf], [-0.0, 0.0, -_inf, -_inf], [5, _inf, 2, _nan], [_inf, 5, _nan, 2]]]]))
 case("max_pool2d/odd-size", lambda x: F.max_pool2d(x, 2), grad=True, x=distinct(1, 2, 7, 5))
+
+
+def _pool_edges(n, c, h, w):
+    # Inputs for the 2x2 fast path's vector kernel (8 windows at a time, a shorter last block per row):
+    # ties everywhere (values -2..1), -0.0, +-inf and NaN scattered, windows that are all -inf, and
+    # windows with two NaNs (the last one wins).
+    def v(a, b, y, x):
+        k = (a * 131 + b * 71 + y * 29 + x * 13) % 47
+        if b == 1 and y < 2 and x < 4: return -_inf
+        if b == 2 and y in (2, 3) and x in (4, 5) and (y + x) % 2 == 0: return _nan
+        if k in (0, 1, 2, 3): return (_nan, -_inf, _inf, -0.0)[k]
+        return float((a + 2 * b + 3 * y + 5 * x) % 4) - 2.0
+    return value([[[[v(a, b, y, x) for x in range(w)] for y in range(h)] for b in range(c)] for a in range(n)])
+
+
+# Rows of 19 windows (two full blocks of 8 and one of 3), and odd height and width (the last row and
+# column are in no window; their gradient is 0).
+case("max_pool2d/2x2-long-rows-edges", lambda x: F.max_pool2d(x, 2), grad=True, x=_pool_edges(2, 3, 6, 38))
+case("max_pool2d/2x2-odd-size-edges", lambda x: F.max_pool2d(x, 2), grad=True, x=_pool_edges(1, 3, 9, 37))
 case("max_pool2d/stride-padding-ceil", lambda x: F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
      grad=True, x=distinct(2, 2, 8, 7))
 case("max_pool2d/rect-dilation", lambda x: F.max_pool2d(x, (2, 3), stride=1, dilation=(2, 1)), grad=True,
