@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 
 from grade_run import Outcome
 from grade_safe import (DETAIL_LIMIT, DETAILS_FILE_OUTPUT_LIMIT, NAME_LIMIT, OUTPUT_LIMIT, TOTAL_LIMIT, clean,
-                        excerpt)
+                        clip, excerpt)
 
-WIDTH = 110  # the table's width; longer lines wrap (never cut)
+WIDTH = 110  # the table's width; longer lines wrap
+TABLE_DETAIL_LIMIT = 800  # characters of a first failure in the table (chNN.txt has it in full)
 
 
 @dataclass
@@ -204,7 +205,7 @@ def table(chapters: list[Chapter], out_dir: str, instructor_dir: str | None = No
                 if failing is not None and failing.name != "milestone" and st.status not in (
                         "build_failed", "not_implemented"):
                     text += f"  [test: {failing.name}]"
-            lines += _wrap(text, " " * len(lead), lead)
+            lines += _wrap(clip(text, TABLE_DETAIL_LIMIT), " " * len(lead), lead)
             if st.status == "build_failed" and st.detail:
                 shown = st.detail.splitlines()
                 lines += ["         " + l for l in shown[:8]]

@@ -194,6 +194,12 @@ def grade_attack(a: dict, args, markers: list[str]) -> tuple[list[str], str]:
             problems.append(f"{ch} {sorted(exercises)}: full marks ({s:g} of {m:g}) for a piece that is wrong")
         elif s > 0 and not a.get("partly_right"):
             problems.append(f"{ch} {sorted(exercises)}: earned {s:g} of {m:g} points")
+        if handout:  # one program holds every piece (and every static constructor): the stubs stay at 0
+            others = {t["tags"][1] for t in json.loads((out / "results.json").read_text()).get("tests", [])
+                      if t["tags"][:1] == [ch]} - exercises if (out / "results.json").exists() else set()
+            so, mo = score_of(out, ch, others)
+            if so > 0:
+                problems.append(f"{ch}: the stubs of {sorted(others)} earned {so:g} of {mo:g} points")
         summary.append(f"{ch} {','.join(sorted(exercises))}: {s:g} / {m:g}")
         problems += leaks(visible_texts(out, printed), markers, out)
         if a.get("hidden_check") and not handout:
