@@ -237,6 +237,10 @@ def checker_attack(args, markers: list[str]) -> tuple[list[str], str]:
                 tmp = Path(tempfile.mkdtemp(prefix=f"redteam-{ch}-{case}-"))
                 out = tmp / "out"
                 out.mkdir()
+                if case in ("link", "fifo"):  # every output file the checker names gets the same plant
+                    named = re.findall(r'"([\w.-]+\.(?:npy|txt|json|safetensors))"', checker.read_text())
+                    first = next(iter(plant.values()))
+                    plant = {**{n: first for n in named if n != "verdict.json"}, **plant}
                 for name, (how, arg) in plant.items():
                     if how == "link":
                         os.symlink(arg, out / name)
