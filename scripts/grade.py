@@ -145,6 +145,9 @@ def check_catalogue(entries: list[dict], expected: list[GradedTest]) -> str:
         return (f"the test program holds a test that tests/grading does not define: \"{extra[0]}\" "
                 f"(answer files must not define tests)")
     if missing:
+        hidden = {t.name for t in expected if t.hidden}
+        if missing[0] in hidden:  # the student's reports never name a hidden test
+            return "the test program lacks a hidden graded test"
         return f"the test program lacks the graded test \"{missing[0]}\""
     return ""
 
