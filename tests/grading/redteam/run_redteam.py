@@ -5,17 +5,19 @@
     run_redteam.py --handout <handout> --handout-build <its build>  in a handout (tests/tools/test_handout.sh)
     options: --only NAME[,NAME]  --strict (pending attacks count too)
 
-Each attack is a learner's tree (files under exercises/ only: here tests/grading/redteam/<tree>/chNN/) or,
-for the milestone checkers, planted program outputs. In the full tree it is graded as the grader's own
-test trees are (cmake/KindlingPieces.cmake makes tree rt_<tree>: each answer file in a program of its
-own, the reference for everything else); in a handout its files are copied over the stubs of exercises/
-and the learner's `make grade` runs. Every attack must score 0 for the exercises it holds, (an attack
-marked `partly_right`, a piece right for some inputs, must lose points), and no marker may appear in anything a student sees (the grader's printed table, results.json, junit.xml,
-chNN.txt -- everything under --out but the instructor's folder): the planted secret's text, a host
-file's first line, a solution's markers, any hidden test's name, a terminal escape, a NUL, a right-to-left
-override; results.json and junit.xml must parse. An attack marked `pending` names a defence built on
-another branch: its result is shown but does not fail the suite until that defence is merged and the
-mark deleted (or with --strict).
+Each attack is a learner's tree (files under exercises/ only: here tests/grading/redteam/<tree>/chNN/)
+or, for the milestone checkers, planted program outputs. In the full tree it is graded as the grader's
+own test trees are (cmake/KindlingPieces.cmake makes tree rt_<tree>: each answer file in a program of
+its own, the reference for everything else); in a handout the chapter's reference answers (a learner
+who did the other pieces right) and then the attack's files are copied into exercises/, the learner's
+`make grade` runs, and the stubs are put back. Every attack must score 0 for the exercises it holds (an
+attack marked `partly_right`, a piece right for some inputs, must lose points), and no marker may
+appear in anything a student sees (the grader's printed table, results.json, junit.xml, chNN.txt --
+everything under --out but the instructor's folder): the planted secret's text, a host file's first
+line, a solution's markers, any hidden test's name, a terminal escape, a NUL, a right-to-left override;
+results.json and junit.xml must parse. An attack marked `pending` names a defence built on another
+branch: its result is shown but does not fail the suite until that defence is merged and the mark
+deleted (or with --strict).
 """
 from __future__ import annotations
 
@@ -92,7 +94,7 @@ def twins(source: Path, build: Path, ch: str) -> str:
     return err
 
 
-def prime_ccache(build: Path, source_file: Path) -> str:
+def prime_ccache(source: Path, build: Path, source_file: Path) -> str:
     """Compile `source_file` once as the build would, but outside any sandbox, into the shared ccache;
     the object is then removed, so that the grader's build compiles it again (and may get a cache hit)."""
     try:
@@ -103,8 +105,10 @@ def prime_ccache(build: Path, source_file: Path) -> str:
         if Path(e["file"]).resolve() == source_file.resolve():
             cmd = e.get("command", "")
             m = re.search(r"\s-o\s+(\S+)", cmd)
+            # With the build's own CCACHE_BASEDIR (CMakeLists.txt), so that the grader's compile would hit.
             p = subprocess.run(f"ccache {cmd}", shell=True, cwd=e["directory"], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, errors="replace")
+                               stderr=subprocess.STDOUT, text=True, errors="replace",
+                               env=dict(os.environ, CCACHE_BASEDIR=str(source)))
             if m:
                 Path(e["directory"], m.group(1)).unlink(missing_ok=True)
             return "" if p.returncode == 0 else f"priming compile failed: {p.stdout[-500:]}"
@@ -159,13 +163,18 @@ def grade_attack(a: dict, args, markers: list[str]) -> tuple[list[str], str]:
             if err:
                 problems.append(f"the twins of {ch} failed: {err[-300:]}")
         if handout:
+            # A learner who wrote the chapter's other pieces right (the reference, from the full tree
+            # this suite runs in) and attacks with these files.
+            for f in sorted((ROOT / "solutions" / ch).glob("*")):
+                if f.is_file():
+                    shutil.copyfile(f, source / "exercises" / ch / f.name)
             for f in srcs:
                 shutil.copyfile(f, source / "exercises" / ch / f.name)
         try:
             if a.get("prime_ccache"):
                 for f in srcs:
                     where = source / "exercises" / ch / f.name if handout else f
-                    err = prime_ccache(build, where)
+                    err = prime_ccache(source, build, where)
                     if err:
                         problems.append(err)
             cmd = [PY, str(source / "scripts" / "grade.py"), "--source", str(source), "--build", str(build),
@@ -185,8 +194,8 @@ def grade_attack(a: dict, args, markers: list[str]) -> tuple[list[str], str]:
                 problems.append("the grader printed an ESC to the terminal")
         finally:
             if handout:  # the pristine stubs back
-                for f in srcs:
-                    shutil.copyfile(source / "tests" / "grading" / "stubs" / ch / f.name, source / "exercises" / ch / f.name)
+                for f in sorted((source / "tests" / "grading" / "stubs" / ch).glob("*")):
+                    shutil.copyfile(f, source / "exercises" / ch / f.name)
         s, m = score_of(out, ch, exercises)
         if m == 0:
             problems.append(f"{ch} {sorted(exercises)}: not graded (exit {p.returncode}):\n{printed[-1500:]}")
@@ -194,12 +203,6 @@ def grade_attack(a: dict, args, markers: list[str]) -> tuple[list[str], str]:
             problems.append(f"{ch} {sorted(exercises)}: full marks ({s:g} of {m:g}) for a piece that is wrong")
         elif s > 0 and not a.get("partly_right"):
             problems.append(f"{ch} {sorted(exercises)}: earned {s:g} of {m:g} points")
-        if handout:  # one program holds every piece (and every static constructor): the stubs stay at 0
-            others = {t["tags"][1] for t in json.loads((out / "results.json").read_text()).get("tests", [])
-                      if t["tags"][:1] == [ch]} - exercises if (out / "results.json").exists() else set()
-            so, mo = score_of(out, ch, others)
-            if so > 0:
-                problems.append(f"{ch}: the stubs of {sorted(others)} earned {so:g} of {mo:g} points")
         summary.append(f"{ch} {','.join(sorted(exercises))}: {s:g} / {m:g}")
         problems += leaks(visible_texts(out, printed), markers, out)
         if a.get("hidden_check") and not handout:
