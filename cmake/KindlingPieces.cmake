@@ -170,6 +170,15 @@ if(NOT KINDLING_LEARNER_BUILD AND IS_DIRECTORY "${KINDLING_SOLUTIONS_DIR}"
       list(APPEND _cheats "cheat_${_cn}=${_c}")
     endif()
   endforeach()
+  # The red-team suite's attacks (tests/grading/redteam/, run by its run_redteam.py): one tree each.
+  file(GLOB _rt_dirs LIST_DIRECTORIES true "${PROJECT_SOURCE_DIR}/tests/grading/redteam/*")
+  foreach(_c IN LISTS _rt_dirs)
+    file(GLOB _rt_chapters LIST_DIRECTORIES true "${_c}/ch[0-9][0-9]")
+    if(IS_DIRECTORY "${_c}" AND _rt_chapters)
+      get_filename_component(_cn "${_c}" NAME)
+      list(APPEND _cheats "rt_${_cn}=${_c}")
+    endif()
+  endforeach()
   foreach(_spec "reference=${KINDLING_SOLUTIONS_DIR}" "planted=${_planted}"
                 "calls=${PROJECT_SOURCE_DIR}/tests/tools/library_calls" ${_cheats})
     string(REGEX REPLACE "=.*" "" _name "${_spec}")

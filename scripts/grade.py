@@ -41,6 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grade_report import Chapter, Exercise, GradedTest, exact, fmt, table, write_reports  # noqa: E402
 import grade_sandbox  # noqa: E402
+from grade_safe import clean, read_output  # noqa: E402
 from grade_run import Outcome, remember_program, run_capped, run_test, signal_name, test_env  # noqa: E402
 
 TEST_CASE = re.compile(r'TEST_CASE\s*\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([^"]*)"\s*\)')
@@ -127,10 +128,9 @@ def catalogue(binary: Path, workdir: str, timeout: float) -> tuple[list[dict] | 
     env.pop("KINDLING_GRADE_CASE")
     rc, out, _, why = run_capped([str(binary), "kindling-grade-catalogue-only"], env, tmp, timeout, 1 << 20,
                                  ro=[(str(binary), str(binary))], rw=[tmp])
-    try:
-        with open(path) as f:
-            return json.load(f)["tests"], ""
-    except (OSError, ValueError, KeyError):
+    try:  # written by the program: a regular file only, never through a symlink, capped (grade_safe.py)
+        return json.loads(read_output(tmp, "catalogue.json", 1 << 20))["tests"], ""
+    except (OSError, ValueError, KeyError, TypeError):
         how = why or (f"killed by {signal_name(-rc)}" if rc is not None and rc < 0 else f"exit status {rc}")
         said = out.decode(errors="replace").strip()[-1500:]
         return None, f"the test program did not start ({how})" + (f": {said}" if said else "")
@@ -148,6 +148,9 @@ def check_catalogue(entries: list[dict], expected: list[GradedTest]) -> str:
         return (f"the test program holds a test that tests/grading does not define: \"{extra[0]}\" "
                 f"(answer files must not define tests)")
     if missing:
+        hidden = {t.name for t in expected if t.hidden}
+        if missing[0] in hidden:  # the student's reports never name a hidden test
+            return "the test program lacks a hidden graded test"
         return f"the test program lacks the graded test \"{missing[0]}\""
     return ""
 
@@ -305,17 +308,21 @@ def isolation(args) -> str:
     return "bwrap" if kind == "bwrap" else f"none (--insecure: {kind})"
 
 
-def record_isolation(out: Path, value: str) -> None:
-    """results.json says which isolation ran (grade_report writes the rest of it)."""
-    path = out / "results.json"
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return
-    data["isolation"] = value
-    tmp = path.with_name(f".results.json.tmp.{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=2))
-    os.replace(tmp, path)
+def record_isolation(out: Path, value: str, instructor_out: Path | None = None) -> None:
+    """results.json (the student's and the instructor's copy) says which isolation ran (grade_report writes
+    the rest of it)."""
+    for folder in (out, instructor_out):
+        if folder is None:
+            continue
+        path = Path(folder) / "results.json"
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        data["isolation"] = value
+        tmp = path.with_name(f".results.json.tmp.{os.getpid()}")
+        tmp.write_text(json.dumps(data, indent=2))
+        os.replace(tmp, path)
 
 
 # ---- the PyTorch twins -----------------------------------------------------------------------------------
@@ -388,6 +395,9 @@ def run_milestone(args, ch: str, binary: Path, meta: dict, workdir: str) -> Outc
                 last = [l for l in text.strip().splitlines() if l.strip()][-1:] or [""]
                 o.detail = f"the program exited with status {rc}: {last[0][:300]}"
             return o
+        # Only the checker may write the verdict: whatever a program left there (it cannot reach this folder
+        # in the sandbox, but can without one) goes before the checker runs.
+        Path(tmp, "verdict.json").unlink(missing_ok=True)
         p = grade_sandbox.run_tool([args.python, str(checker), "check", out_dir], input=secret)
         try:
             v = json.loads(Path(tmp, "verdict.json").read_text())
@@ -637,6 +647,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--source", type=Path, default=here, help="repository root (default: this script's)")
     ap.add_argument("--build", type=Path, default=None, help="CMake build folder (default: <source>/build)")
     ap.add_argument("--out", type=Path, default=None, help="where results.json/junit.xml go (default: <build>/grade)")
+    ap.add_argument("--instructor-out", type=Path, default=None,
+                    help="where the reports with the hidden tests in full go, when hidden tests are graded "
+                         "(default: <out>/instructor; keep it away from what students see)")
     ap.add_argument("--solutions", action="store_true", help="grade solutions/ instead of exercises/")
     ap.add_argument("--tree", default=None, help="which tree to grade (exercises, solutions, a planted one)")
     ap.add_argument("--chapter", help="only this chapter (02 or ch02)")
@@ -660,6 +673,7 @@ def main(argv: list[str] | None = None) -> int:
     args.source = args.source.resolve()
     args.build = (args.build or args.source / "build").resolve()
     args.out = (args.out or args.build / "grade").resolve()
+    args.instructor_out = (args.instructor_out or args.out / "instructor").resolve()
     args.tests_dir = (args.tests_dir or args.source / "tests" / "grading").resolve()
     args.tree = args.tree or ("solutions" if args.solutions else "exercises")
     args.jobs = max(1, args.jobs)
@@ -694,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
         if chapters and kind != "bwrap":
             chapters[0].notes.insert(0, f"the tests ran without a sandbox ({kind}); see scripts/grade_sandbox.py "
                                         f"for what still protects the verdict")
-        summary = table(chapters, str(args.out))
+        summary = table(chapters, str(args.out), str(args.instructor_out))
         if args.milestone_only:  # `make milestone`: the one line per milestone first
             lines = []
             for c in chapters:
@@ -705,9 +719,10 @@ def main(argv: list[str] | None = None) -> int:
             summary = "\n".join(lines + [summary])
     except Exception:  # never leave without results: report the grader's own bug as the output
         summary = "The grader itself failed (please report this):\n" + traceback.format_exc()
+    summary = clean(summary, None)  # what reaches the terminal too: no learner escape sequence
     print(summary)
-    write_reports(chapters, str(args.out), summary)
-    record_isolation(args.out, isolation(args))
+    write_reports(chapters, str(args.out), summary, str(args.instructor_out))
+    record_isolation(args.out, isolation(args), args.instructor_out)
     return check_expectation(args, chapters)
 
 

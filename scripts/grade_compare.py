@@ -14,6 +14,8 @@ import operator
 import os
 import stat
 
+from grade_safe import NAME_LIMIT, UnsafeOutput, clean, read_output_text
+
 MAX_REPORT_BYTES = 64 << 20  # a test reports a few MB at most; more is a flood
 
 
@@ -359,26 +361,26 @@ def compare(expected_path: str, reports_path: str) -> tuple[bool, str, int]:
         expected = json.load(f)["results"]
     got: dict[str, dict] = {}
     dupes: list[str] = []
-    if os.path.lexists(reports_path) and not regular_file(reports_path):
-        return False, "the test's report is not a regular file (a symlink?)", 0
+    # A regular file of at most 64 MB, never read through a symlink (grade_safe.py): the program could have
+    # left a link to a file only the grader may read.
     try:
-        if os.path.getsize(reports_path) > MAX_REPORT_BYTES:
-            return False, "the test reported more than 64 MB of results (a flood?)", 0
-        with open(reports_path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    return False, "a report line is not valid JSON (something else wrote to the report file)", 0
-                if not isinstance(rec, dict) or not isinstance(rec.get("name"), str):
-                    return False, "a report line is malformed", 0
-                if rec["name"] in got:
-                    dupes.append(rec["name"])
-                got[rec["name"]] = rec
+        text = read_output_text(reports_path, MAX_REPORT_BYTES)
     except FileNotFoundError:
-        pass
-    if dupes:
-        return False, f"result {dupes[0]!r} was reported twice", 0
+        text = ""
+    except UnsafeOutput as e:
+        return False, f"the test's results were refused: {e}", 0
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            return False, "a report line is not valid JSON (something else wrote to the report file)", 0
+        if not isinstance(rec, dict) or not isinstance(rec.get("name"), str):
+            return False, "a report line is malformed", 0
+        if rec["name"] in got:
+            dupes.append(rec["name"])
+        got[rec["name"]] = rec
+    if dupes:  # a name the program chose: clipped and cleaned like every learner string
+        return False, f"result {clean(dupes[0], NAME_LIMIT, keep_newlines=False)!r} was reported twice", 0
     consumed = set(expected)
     for name, exp in expected.items():  # in the twin's order: the first disagreement a learner meets
         if exp.get("kind") in JUDGES:
@@ -394,5 +396,5 @@ def compare(expected_path: str, reports_path: str) -> tuple[bool, str, int]:
             return False, why, 0
     extra = sorted(set(got) - consumed)
     if extra:
-        return False, f"the test reported {extra[0]!r}, which its PyTorch twin does not know (twin out of date?)", 0
+        return False, f"the test reported {clean(extra[0], NAME_LIMIT, keep_newlines=False)!r}, which its PyTorch twin does not know (twin out of date?)", 0
     return True, "", len(expected)

@@ -1,5 +1,13 @@
 """The grader's reports (used by grade.py): the score table, a details file per chapter, results.json
-(Gradescope) and junit.xml."""
+(Gradescope) and junit.xml.
+
+What a student may see (the table, chNN.txt, results.json, junit.xml) is built from the visible tests
+only: a hidden test counts in its exercise's score, but its name, its failure and its output appear
+only in the instructor's copy of the reports (<out>/instructor/, or --instructor-out), written when
+hidden tests were graded. Every string that came from a learner's process or compile (an exception's
+message, a program's output, the compiler's words) is cleaned and clipped by grade_safe.clean() before
+it is shown anywhere, the instructor's copy included; program output reaches results.json and junit.xml
+as a short excerpt only."""
 from __future__ import annotations
 
 import json
@@ -10,8 +18,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from grade_run import Outcome
+from grade_safe import (DETAIL_LIMIT, DETAILS_FILE_OUTPUT_LIMIT, NAME_LIMIT, OUTPUT_LIMIT, TOTAL_LIMIT, clean,
+                        clip, excerpt)
 
-WIDTH = 110  # the table's width; longer lines wrap (never cut)
+WIDTH = 110  # the table's width; longer lines wrap
+TABLE_DETAIL_LIMIT = 800  # characters of a first failure in the table (chNN.txt has it in full)
 
 
 @dataclass
@@ -48,15 +59,26 @@ class Exercise:
     def score(self) -> Fraction:
         return sum((t.score for t in self.tests), Fraction(0))
 
-    def first_failure(self) -> GradedTest | None:
-        """The first test that did not pass (declaration order), or None."""
+    def first_failure(self, visible_only: bool = False) -> GradedTest | None:
+        """The first test that did not pass (declaration order; hidden tests come last), or None."""
         for t in self.tests:
+            if visible_only and t.hidden:
+                continue
             if t.outcome is None or not t.outcome.passed:
                 return t
         return None
 
-    def status(self) -> Outcome:
-        t = self.first_failure()
+    def status(self, visible_only: bool = False) -> Outcome:
+        """The exercise's status as the table shows it. visible_only: a failing hidden test is only said to
+        have failed (no name, no detail), and only when every visible test passed."""
+        t = self.first_failure(visible_only)
+        if t is None and visible_only:
+            t = self.first_failure()
+            if t is not None:
+                hidden = [h for h in self.tests if h.hidden]
+                lost = sum(1 for h in hidden if not (h.outcome and h.outcome.passed))
+                return Outcome("failed", f"the visible tests pass; {lost} of {len(hidden)} hidden test(s) "
+                                         f"did not (your instructor has the details)")
         if t is None:
             return Outcome("passed")
         return t.outcome or Outcome("failed", "not run")
@@ -67,8 +89,9 @@ class Exercise:
                    for t in self.tests)
 
     def nudge(self) -> str:
-        """The first-tier hint, the failing test's own where the manifest has one."""
-        t = self.first_failure()
+        """The first-tier hint, the failing visible test's own where the manifest has one (a hidden test's
+        hint would describe the hidden test)."""
+        t = self.first_failure(visible_only=True)
         if t is not None:
             for key, h in self.test_hints.items():
                 if key in t.name:
@@ -124,8 +147,34 @@ def number(x):
 
 
 def _xml_safe(s: str) -> str:
-    """XML 1.0 forbids most control characters; a learner's program may print anything."""
-    return "".join(c if c in "\t\n\r" or (" " <= c and c not in "\ufffe\uffff") else "?" for c in s)
+    """XML 1.0 forbids most control characters; a learner's program may print anything (clean() leaves
+    none of them)."""
+    return clean(s, None)
+
+
+def sanitize(chapters: list[Chapter]) -> None:
+    """Every learner-controlled string of the outcomes cleaned and clipped, once, in place (clean() is
+    idempotent): the reports below then cannot show an escape sequence or a megabyte-long message."""
+    for ch in chapters:
+        ch.build_error = clean(ch.build_error, 4 * DETAIL_LIMIT)
+        ch.notes = [clean(n, 4 * DETAIL_LIMIT) for n in ch.notes]
+        for t in ch.all_tests():
+            o = t.outcome
+            if o is None:
+                continue
+            o.detail = clean(o.detail, 4 * DETAIL_LIMIT if o.status == "build_failed" else DETAIL_LIMIT)
+            o.output = clean(o.output, None)  # the output excerpt (grade_run.py keeps 8 KB at most)
+            if isinstance(o.extra.get("line"), str):
+                o.extra["line"] = clean(o.extra["line"], NAME_LIMIT * 2, keep_newlines=False)
+
+
+def hidden_number(ex: Exercise, t: GradedTest) -> int:
+    """A hidden test's number inside its exercise (what the student sees instead of its name)."""
+    return [h for h in ex.tests if h.hidden].index(t) + 1
+
+
+def shown_name(ex: Exercise, t: GradedTest, instructor: bool) -> str:
+    return t.name if instructor or not t.hidden else f"hidden test {hidden_number(ex, t)}"
 
 
 def _wrap(text: str, indent: str, first: str = "") -> list[str]:
@@ -148,7 +197,9 @@ def details_path(out_dir: str, ch: Chapter) -> str:
     return os.path.join(out_dir, f"{ch.id}.txt")
 
 
-def table(chapters: list[Chapter], out_dir: str) -> str:
+def table(chapters: list[Chapter], out_dir: str, instructor_dir: str | None = None) -> str:
+    """The score table (what `make grade` prints; also results.json's visible "output"): visible tests only."""
+    sanitize(chapters)
     lines = []
     for ch in chapters:
         head = f"Chapter {ch.id[2:]} — {ch.title}"
@@ -161,7 +212,7 @@ def table(chapters: list[Chapter], out_dir: str) -> str:
         for ex in ch.graded():
             if not ex.tests:
                 continue
-            st = ex.status()
+            st = ex.status(visible_only=True)
             if ex.id == "milestone":
                 st = ex.tests[0].outcome or st
             label = ex.id if ex.id != "milestone" else "mile"
@@ -172,11 +223,11 @@ def table(chapters: list[Chapter], out_dir: str) -> str:
                 text = f"not run to its end: {st.detail}"
             else:
                 text = st.describe()
-                failing = ex.first_failure()
+                failing = ex.first_failure(visible_only=True)
                 if failing is not None and failing.name != "milestone" and st.status not in (
                         "build_failed", "not_implemented"):
                     text += f"  [test: {failing.name}]"
-            lines += _wrap(text, " " * len(lead), lead)
+            lines += _wrap(clip(text, TABLE_DETAIL_LIMIT), " " * len(lead), lead)
             if st.status == "build_failed" and st.detail:
                 shown = st.detail.splitlines()
                 lines += ["         " + l for l in shown[:8]]
@@ -194,11 +245,18 @@ def table(chapters: list[Chapter], out_dir: str) -> str:
         lines.append("No graded chapters found (tests/grading/chNN/ with an exercises.json).")
     lines.append(f"results: {os.path.join(out_dir, 'results.json')}  (Gradescope)   "
                  f"{os.path.join(out_dir, 'junit.xml')}")
+    if instructor_dir and any(t.hidden for c in chapters for t in c.all_tests()):
+        lines.append(f"hidden tests in full (instructor only; do not hand out): {instructor_dir}")
     return "\n".join(lines)
 
 
-def _test_output(ch: Chapter, ex: Exercise, t: GradedTest) -> str:
+def _test_output(ch: Chapter, ex: Exercise, t: GradedTest, instructor: bool = False, budget: list | None = None) -> str:
+    """One test's text in results.json / junit.xml. A hidden test, for the student: its verdict only.
+    `budget` ([characters left]): the program output all tests may still show together."""
     o = t.outcome or Outcome("failed", "not run")
+    if t.hidden and not instructor:
+        return f"{ch.id}.{ex.id} — {ex.title}: {shown_name(ex, t, False)}: " + (
+            "passed" if o.passed else "did not pass (hidden: your instructor has the details)")
     parts = [f"{ch.id}.{ex.id} — {ex.title}: {o.describe()}"]
     if t.name != "milestone":
         parts.append(f"test: {t.name}" + (f" ({t.file}:{t.line})" if t.file else ""))
@@ -207,12 +265,19 @@ def _test_output(ch: Chapter, ex: Exercise, t: GradedTest) -> str:
     if not o.passed and ex.attempted() and ex.nudge():
         parts.append(f"hint: {ex.nudge()}")
     if o.output.strip() and o.status not in ("passed", "not_implemented", "blocked", "build_failed"):
-        parts.append("program output (excerpt):\n" + o.output[-3000:])
+        # A short excerpt: the output may hold anything the program (or its compile step) got hold of.
+        text = excerpt(o.output, 200 if instructor else 20, DETAILS_FILE_OUTPUT_LIMIT if instructor else OUTPUT_LIMIT)
+        if budget is not None:
+            if budget[0] < len(text):
+                text = "(not shown: the report's limit on program output was reached)"
+            budget[0] -= len(text)
+        parts.append("program output (excerpt):\n" + text)
     return "\n".join(parts)
 
 
-def details(ch: Chapter) -> str:
-    """Everything about one chapter's run: every test's verdict in full, hints, program output."""
+def details(ch: Chapter, instructor: bool = False) -> str:
+    """Everything about one chapter's run: every visible test's verdict in full, hints, program output
+    (an excerpt); a hidden test's verdict only (instructor: everything)."""
     out = [f"Chapter {ch.id[2:]} — {ch.title}: {fmt(ch.score)} / {fmt(ch.max_score)}", ""]
     if ch.build_error:
         out += ["The chapter could not be built:", ch.build_error, ""]
@@ -224,37 +289,42 @@ def details(ch: Chapter) -> str:
             out.append(f"   the piece: {ex.piece}")
         for t in ex.tests:
             o = t.outcome or Outcome("failed", "not run")
+            if t.hidden and not instructor:
+                out.append(f"-- {shown_name(ex, t, False)}: {fmt(t.score)} / {fmt(t.max_score)}  "
+                           + ("passed" if o.passed else "did not pass (hidden)"))
+                continue
             out.append(f"-- {t.name}: {fmt(t.score)} / {fmt(t.max_score)}  {o.describe()}")
             if o.detail and o.status not in ("failed",):
                 out += ["   " + l for l in o.detail.splitlines()]
             if o.output.strip() and not o.passed:
                 out.append("   program output:")
-                out += ["   | " + l for l in o.output.splitlines()[-80:]]
+                out += ["   | " + l for l in excerpt(o.output, 80, DETAILS_FILE_OUTPUT_LIMIT).splitlines()]
         if ex.score < ex.points and ex.attempted() and ex.hints:
             out.append(f"   hint: {ex.nudge()}   (more: make hint EX={ch.id}.{ex.id})")
         out.append("")
     return "\n".join(out)
 
 
-def results_json(chapters: list[Chapter], summary: str) -> dict:
+def results_json(chapters: list[Chapter], summary: str, instructor: bool = False) -> dict:
     tests = []
+    budget = [TOTAL_LIMIT]
     for ch in chapters:
         for ex in ch.graded():
             for k, t in enumerate(ex.tests, 1):
                 tests.append({
-                    "name": f"{ch.id} {ex.id} {ex.title}: {t.name}",
+                    "name": f"{ch.id} {ex.id} {ex.title}: {shown_name(ex, t, instructor)}",
                     "number": f"{int(ch.id[2:])}.{ex.id[2:] if ex.id.startswith('ex') else 'M'}.{k}",
                     "score": number(t.score),
                     "max_score": number(t.max_score),
                     "status": "passed" if t.score == t.max_score and t.outcome and t.outcome.passed else "failed",
-                    "output": _test_output(ch, ex, t),
+                    "output": _test_output(ch, ex, t, instructor, budget),
                     "tags": [ch.id, ex.id] + (["hidden"] if t.hidden else []),
                     "visibility": "after_published" if t.hidden else "visible",
                 })
     return {
         "score": number(sum((c.score for c in chapters), Fraction(0))),
         "max_score": number(sum((c.max_score for c in chapters), Fraction(0))),
-        "output": summary,
+        "output": clean(summary, None),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -264,8 +334,9 @@ def results_json(chapters: list[Chapter], summary: str) -> dict:
     }
 
 
-def junit_xml(chapters: list[Chapter]) -> bytes:
+def junit_xml(chapters: list[Chapter], instructor: bool = False) -> bytes:
     root = ET.Element("testsuites", name="kindling grading")
+    budget = [TOTAL_LIMIT]
     n_all = f_all = e_all = 0
     for ch in chapters:
         suite = ET.SubElement(root, "testsuite", name=f"{ch.id} — {ch.title}")
@@ -276,7 +347,8 @@ def junit_xml(chapters: list[Chapter]) -> bytes:
                 o = t.outcome or Outcome("failed", "not run")
                 n += 1
                 secs += o.seconds
-                case = ET.SubElement(suite, "testcase", classname=f"{ch.id}.{ex.id}", name=_xml_safe(t.name),
+                case = ET.SubElement(suite, "testcase", classname=f"{ch.id}.{ex.id}",
+                                     name=_xml_safe(shown_name(ex, t, instructor)),
                                      time=f"{o.seconds:.3f}")
                 props = ET.SubElement(case, "properties")
                 ET.SubElement(props, "property", name="score", value=fmt(t.score))
@@ -284,8 +356,9 @@ def junit_xml(chapters: list[Chapter]) -> bytes:
                 if not o.passed:
                     kind = "error" if o.status in ("crashed", "timed_out", "build_failed") else "failure"
                     f, e = (f, e + 1) if kind == "error" else (f + 1, e)
-                    el = ET.SubElement(case, kind, message=_xml_safe(_short(o.describe(), 300)), type=o.status)
-                    el.text = _xml_safe(_test_output(ch, ex, t))
+                    said = o.describe() if instructor or not t.hidden else "a hidden test did not pass"
+                    el = ET.SubElement(case, kind, message=_xml_safe(_short(said, 300)), type=o.status)
+                    el.text = _xml_safe(_test_output(ch, ex, t, instructor, budget))
         suite.set("tests", str(n))
         suite.set("failures", str(f))
         suite.set("errors", str(e))
@@ -308,10 +381,22 @@ def _atomic_write(path: str, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def write_reports(chapters: list[Chapter], out_dir: str, summary: str) -> None:
-    """Write results.json, junit.xml and the chapters' details files atomically (never half a file)."""
+def write_reports(chapters: list[Chapter], out_dir: str, summary: str, instructor_dir: str | None = None) -> None:
+    """Write results.json, junit.xml and the chapters' details files atomically (never half a file); when
+    hidden tests were graded, the same reports in full into `instructor_dir` (default <out>/instructor)."""
+    sanitize(chapters)
+    summary = clean(summary, None)
     os.makedirs(out_dir, exist_ok=True)
     _atomic_write(os.path.join(out_dir, "results.json"), json.dumps(results_json(chapters, summary), indent=2).encode())
     _atomic_write(os.path.join(out_dir, "junit.xml"), junit_xml(chapters))
     for ch in chapters:
         _atomic_write(details_path(out_dir, ch), details(ch).encode())
+    instructor_dir = instructor_dir or os.path.join(out_dir, "instructor")
+    if any(t.hidden for c in chapters for t in c.all_tests()):
+        os.makedirs(instructor_dir, exist_ok=True)
+        _atomic_write(os.path.join(instructor_dir, "results.json"),
+                      json.dumps(results_json(chapters, summary, instructor=True), indent=2).encode())
+        _atomic_write(os.path.join(instructor_dir, "junit.xml"), junit_xml(chapters, instructor=True))
+        for ch in chapters:
+            _atomic_write(details_path(instructor_dir, ch), details(ch, instructor=True).encode())
+

@@ -22,9 +22,11 @@ import time
 from dataclasses import dataclass, field
 
 import grade_sandbox
-from grade_compare import compare, regular_file
+from grade_compare import compare
+from grade_safe import UnsafeOutput, read_output
 
 HEAD, TAIL = 6000, 2000  # bytes of the program's output kept for the report (the rest is counted, not kept)
+MAX_RECORD_BYTES = 1 << 20  # a test's result record is a few hundred bytes; its files are read with a cap
 
 
 @dataclass
@@ -228,22 +230,25 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
                                          timeout, limit, ro=ro, rw=[os.path.join(tmp, "out")])
         seconds = time.monotonic() - start
         records = []
-        record = os.path.join(tmp, "out", "record.jsonl")
-        if regular_file(record):  # a symlink the test left would be resolved here, outside its sandbox
-            with open(record, encoding="utf-8", errors="replace") as f:
-                for line in f:
-                    try:
-                        rec = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue
-                    if isinstance(rec, dict) and rec.get("name") == name:
-                        records.append(rec)
+        unsafe = ""  # the program left something other than a regular file where its record goes
+        out_dir = os.path.join(tmp, "out")
+        try:  # regular files only, never through a symlink, capped (grade_safe.py): this runs outside the sandbox
+            record_text = read_output(out_dir, "record.jsonl", MAX_RECORD_BYTES).decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            record_text = ""
+        except (UnsafeOutput, OSError) as e:
+            record_text, unsafe = "", f"its result record was refused: {e}"
+        for line in record_text.splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and rec.get("name") == name:
+                records.append(rec)
         crash_note = ""
         try:
-            if regular_file(os.path.join(tmp, "out", "crash.txt")):
-                with open(os.path.join(tmp, "out", "crash.txt"), errors="replace") as f:
-                    crash_note = f.read(200).strip()
-        except OSError:
+            crash_note = read_output(out_dir, "crash.txt", 4096)[:200].decode("utf-8", errors="replace").strip()
+        except (UnsafeOutput, OSError):
             pass
         text = out.decode("utf-8", errors="replace")
         o = Outcome("failed", output=text, seconds=seconds)
@@ -251,6 +256,8 @@ def run_test(binary: str, name: str, timeout: float, limit: int, workdir: str, i
             o.status, o.detail = "timed_out", f"after {timeout:g} s"
         elif why == "flood":
             o.detail = f"printed more than {limit / (1 << 20):.3g} MiB of output (the limit) and was stopped"
+        elif unsafe:
+            o.detail = unsafe
         elif rc is not None and rc < 0:
             o.status, o.detail = "crashed", signal_name(-rc)
             if crash_note == "stack overflow" and -rc == signal.SIGSEGV:

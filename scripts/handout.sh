@@ -4,11 +4,12 @@
 #   handout.sh DEST [CHAPTER...]     CHAPTER: 01 02 ... whose reference answers the instructor ships
 #
 # The repository's files minus what stays with the instructor: solutions/ (but the chapters asked for),
-# the hidden tests, the grader's planted submissions (near-solutions) and the benchmarks (hand-written
-# fast code of the same pieces). exercises/ holds freshly generated stubs — never the instructor's working
-# copy — and tests/grading/stubs/ a pristine copy the grader falls back on when one of the learner's files
-# does not compile. So the handout holds no implementation of any exercise piece but the learner's:
-# calling "the library's version" from an exercise calls the learner's own code.
+# the hidden tests, the grader's planted submissions (near-solutions), the red-team attacks
+# (tests/grading/redteam/) and the benchmarks (hand-written fast code of the same pieces). exercises/
+# holds freshly generated stubs — never the instructor's working copy — and tests/grading/stubs/ a
+# pristine copy the grader falls back on when one of the learner's files does not compile. So the
+# handout holds no implementation of any exercise piece but the learner's: calling "the library's
+# version" from an exercise calls the learner's own code.
 # Files come from git (tracked, plus new files git does not ignore). The result configures, builds, runs
 # its chapter programs (up to the first piece not written yet) and grades (to 0) on its own.
 # DEST is replaced if it is an earlier handout (it holds .kindling-handout), refused otherwise.
@@ -50,7 +51,7 @@ fi
 # tests go too: they test the reference library (a handout's library is the learner's) and hold naive
 # implementations of pieces as their oracles. (The graded tests' PyTorch twins use parity's input
 # generators, tests/parity/oracle.py, which stays.)
-exclude='^(solutions/|exercises/|tests/grading/hidden/|tests/tools/planted/|tests/tools/cheats/|tests/tools/library_calls/|bench/|tests/(tensor|autograd|nn|data|train|amp|debug|cuda)/|tests/parity/)'
+exclude='^(solutions/|exercises/|tests/grading/hidden/|tests/tools/planted/|tests/tools/cheats/|tests/grading/redteam/|tests/tools/library_calls/|bench/|tests/(tensor|autograd|nn|data|train|amp|debug|cuda)/|tests/parity/)'
 list="$(mktemp)"
 trap 'rm -f "$list"' EXIT
 git -C "$root" ls-files -z --cached --others --exclude-standard \
@@ -77,6 +78,7 @@ for d in "$dest"/solutions/*; do
   case " ${reference[*]:-} " in *" $(basename "$d") "*) ;; *) leak="$d" ;; esac
 done
 if [ -n "$leak" ] || [ -e "$dest/tests/grading/hidden" ] || [ -e "$dest/tests/tools/planted" ] \
+   || [ -e "$dest/tests/grading/redteam" ] \
    || grep -rlsF '[hidden]' "$dest/tests/grading" --include='*.cpp' >/dev/null \
    || grep -rlsE '// (BEGIN|END) SOLUTION' "$dest/exercises" "$dest/tests/grading/stubs" >/dev/null; then
   echo "handout: hidden material found in $dest ${leak:+($leak)}; aborting" >&2

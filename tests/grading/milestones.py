@@ -16,17 +16,28 @@ that learns writes its trained weights, and the checker evaluates them on data t
 weights, inputs, a projection) comes from `secret_rng`: a secret the grader draws for each run and hands
 to both steps on their standard input, so a submission cannot know it in advance. numpy only, and torch
 where a checker needs it (runs under /usr/bin/python3).
+
+The checker runs outside the sandbox, on files the learner's program wrote: it reads them only through
+load_output / read_text_output (regular files, never through a symlink, size-capped: scripts/grade_safe.py)
+and never quotes what they hold in its verdict (a verdict is shown to the student; a file could hold
+anything the program got hold of).
 """
 from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import os
 import stat
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from grade_safe import UnsafeOutput, read_output  # noqa: E402
+
+MAX_OUTPUT_BYTES = 64 << 20  # the largest file a milestone writes is about 1 MB
 
 FASHION_MNIST = os.environ.get("KINDLING_FASHION_MNIST", "/usr/share/datasets/fashion-mnist")
 
@@ -55,21 +66,34 @@ def save(path: str, array: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
+def read_text_output(out_dir: str, name: str, cap: int = 1 << 20) -> str:
+    """A text file the program wrote ('' when there is none); ValueError when it is not a regular file or
+    too big. Compare it; never quote it in a verdict."""
+    try:
+        return read_output(out_dir, name, cap).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+    except OSError as e:
+        raise ValueError(f"{name} could not be read ({e.strerror})") from None
+
+
 def load_output(out_dir: str, name: str, shape=None, dtype=None) -> np.ndarray:
-    """A file the program wrote, checked: a missing or malformed file fails the milestone, never the checker."""
-    path = os.path.join(out_dir, name)
+    """A file the program wrote, checked: a missing, unsafe (symlink, FIFO, device, too big) or malformed
+    file fails the milestone, never the checker, and its contents are never quoted."""
     try:
-        st = os.lstat(path)
-    except OSError:
+        data = read_output(out_dir, name, MAX_OUTPUT_BYTES)
+    except FileNotFoundError:
         raise ValueError(f"the program wrote no {name}") from None
-    if not stat.S_ISREG(st.st_mode):  # a symlink could point at anything of the grader's
-        raise ValueError(f"{name} is not a regular file")
-    if st.st_size > 256 << 20:
-        raise ValueError(f"{name} is larger than 256 MB")
+    except UnsafeOutput:
+        raise
+    except OSError as e:
+        raise ValueError(f"{name} could not be read ({e.strerror})") from None
     try:
-        a = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError):
-        raise ValueError(f"{name} is not a .npy file numpy can read") from None
+        a = np.load(io.BytesIO(data), allow_pickle=False)
+    except Exception:  # whatever numpy says about a malformed file, it is the program's failure
+        raise ValueError(f"{name} is not a valid .npy file") from None
+    if not isinstance(a, np.ndarray):
+        raise ValueError(f"{name} is not a single array")
     if shape is not None and tuple(a.shape) != tuple(shape):
         raise ValueError(f"{name} has shape {list(a.shape)}, expected {list(shape)}")
     if dtype is not None and a.dtype != np.dtype(dtype):
@@ -83,7 +107,13 @@ def verdict(out_dir: str, chapter: str, what: str, value: str, goal: str, passed
     if detail:
         print(f"  {detail}")
     path = os.path.join(os.path.dirname(os.path.abspath(out_dir)), "verdict.json")
-    with open(path + ".tmp", "w") as f:
+    # A fresh file, never through a link a program (without the sandbox) could have left in its place.
+    try:
+        os.unlink(path + ".tmp")
+    except FileNotFoundError:
+        pass
+    fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w") as f:
         json.dump({"line": line, "passed": passed, "value": value, "goal": goal, "detail": detail}, f)
     os.replace(path + ".tmp", path)
     return 0 if passed else 1

@@ -80,8 +80,8 @@ def main() -> int:
     for f in sorted((build / "grading").glob("ch[0-9][0-9].json")):
         desc = json.loads(f.read_text())
         for name, tree in desc["trees"].items():
-            if name in ("solutions", "exercises"):
-                continue
+            if name in ("solutions", "exercises") or name.startswith("rt_"):
+                continue  # the red team's trees are built (and refused) by tests/grading/redteam/
             targets += list(tree["programs"].values()) + ([tree["milestone"]] if tree.get("milestone") else [])
     if not targets:
         errors.append("the build defines no programs for the grader's test trees (configure with tests/tools/planted)")

@@ -73,10 +73,20 @@ def check_results(out: Path, tree: str, rc: int, table: str, expect: dict, error
     try:
         res = json.loads((out / tree / "results.json").read_text())
         junit = ET.parse(out / tree / "junit.xml").getroot()
+        # The hidden test D in full is only in the instructor's copy; the student's names it by number.
+        full = json.loads((out / tree / "instructor" / "results.json").read_text())
     except (OSError, ValueError, ET.ParseError) as e:
         err(f"results not written or invalid: {e}")
         return {}
-    by_name = {t["name"].split(": ", 1)[1]: t for t in res["tests"] if t["tags"][0] == "ch99"}
+    for f in [out / tree / n for n in ("results.json", "junit.xml", "ch99.txt")]:
+        if f.exists() and D in f.read_text():
+            err(f"{f.name} names the hidden test {D!r}")
+    if D in table:
+        err(f"the table names the hidden test {D!r}")
+    shown = {t["name"].split(": ", 1)[1] for t in res["tests"] if t["tags"][0] == "ch99"}
+    if shown != (set(expect) - {D}) | {"hidden test 1"}:
+        err(f"results.json shows the tests {sorted(shown)}")
+    by_name = {t["name"].split(": ", 1)[1]: t for t in full["tests"] if t["tags"][0] == "ch99"}
     if set(by_name) != set(expect):
         err(f"graded tests {sorted(by_name)} != expected {sorted(expect)} (a rogue test slipped in?)")
     for name, (score, text) in expect.items():
@@ -103,6 +113,8 @@ def check_results(out: Path, tree: str, rc: int, table: str, expect: dict, error
     bad = int(suite[0].get("failures")) + int(suite[0].get("errors")) if suite else -1
     if bad != n_fail or int(suite[0].get("tests")) != 4:
         err(f"junit.xml ch99 suite: {suite[0].attrib if suite else None}, expected 4 tests, {n_fail} not passed")
+    if res["score"] != full["score"]:
+        err(f"the student's score {res['score']} differs from the instructor's {full['score']}")
     if f"{total} / 100" not in table:
         err(f"table lacks '{total} / 100':\n{table}")
     return res

@@ -6,7 +6,8 @@
 #  3. `make run` stops at the first piece not written yet, with NotImplemented's message
 #  4. a submission whose pieces call "the library's version" earns nothing (it calls itself, or the
 #     answer-file rules refuse the call)
-#  5. (KINDLING_HANDOUT_FULL=1, CI) a handout with the reference of every graded chapter runs every
+#  5. the red-team suite (tests/grading/redteam/) earns nothing and leaks nothing in the handout
+#  6. (KINDLING_HANDOUT_FULL=1, CI) a handout with the reference of every graded chapter runs every
 #     chapter program
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -18,7 +19,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 export CCACHE_BASEDIR="$work"
 
 bash "$root/scripts/handout.sh" "$work/tree"
-for gone in solutions tests/grading/hidden tests/tools/planted tests/tools/cheats bench tests/tensor tests/parity/ch01_tensor.py; do
+for gone in solutions tests/grading/hidden tests/tools/planted tests/tools/cheats tests/grading/redteam bench tests/tensor tests/parity/ch01_tensor.py; do
   [ ! -e "$work/tree/$gone" ] || fail "$gone shipped"
 done
 [ -d "$work/tree/exercises" ] && [ -d "$work/tree/tests/grading/stubs" ] || fail "exercises/ or the stubs missing"
@@ -56,7 +57,13 @@ grep -q "was refused by the answer-file rules" "$work/calls.txt" || { cat "$work
 [ "$(grep -c "build failed" "$work/calls.txt")" = 1 ] || { cat "$work/calls.txt"; fail "one broken file failed other exercises"; }
 cp "$work"/tree/tests/grading/stubs/ch01/*.cpp "$work/tree/exercises/ch01/"
 
-# 5. with the reference for every chapter that has exercises the handout runs every chapter program
+# 5. the red-team suite on the handout: each attack copied over the stubs of exercises/, graded as the
+# learner's `make grade` does; none earns a point or leaks (run_redteam.py; the stubs are put back)
+/usr/bin/python3 "$root/tests/grading/redteam/run_redteam.py" --handout "$work/tree" --handout-build "$work/build" \
+  > "$work/redteam.txt" 2>&1 || { cat "$work/redteam.txt"; fail "an attack of the red-team suite succeeded in the handout"; }
+tail -1 "$work/redteam.txt"
+
+# 6. with the reference for every chapter that has exercises the handout runs every chapter program
 # (Made over the first handout, into the same build folder: only the pieces change, so this is quick.)
 if [ "${KINDLING_HANDOUT_FULL:-0}" = 1 ]; then
   graded=()

@@ -63,12 +63,16 @@ def check(out_dir):
     err = float(np.abs(got.astype(np.float64) - want).max()) if np.isfinite(got).all() else float("inf")
     detail = ""
     try:
-        printed = open(os.path.join(out_dir, "repr.txt")).read()
-    except OSError:
-        printed = ""
-    same_print = printed.strip() == str(m).strip()
-    if not same_print:
-        detail = "the network does not print like PyTorch's:\n" + printed[:2000]
+        printed = ms.read_text_output(out_dir, "repr.txt")
+    except ValueError as e:
+        printed, detail = None, str(e)
+    same_print = printed is not None and printed.strip() == str(m).strip()
+    if printed is not None and not same_print:
+        # Only PyTorch's side is quoted: what the program wrote is its own (and could hold anything).
+        want, got = str(m).strip().splitlines(), printed.strip().splitlines()
+        k = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+        detail = (f"the network does not print like PyTorch's: line {k + 1} differs; PyTorch prints it as:\n"
+                  + (want[k] if k < len(want) else "(nothing: PyTorch's print ends before)"))
     return ms.verdict(out_dir, "ch03", what, f"{err:.3g}" + ("" if same_print else ", printed differently"), f"<= {TOL:g}, printed alike",
                       err <= TOL and same_print, detail)
 
