@@ -131,22 +131,32 @@ def _(img):
 
 
 # ---- ex4: the prefetcher ------------------------------------------------------------------------------------
-@case("prefetcher: every item once, in order, however the threads race", n=value(200, dtype="int64"))
+# The item count, the items' values and the failing item are drawn for each grading run: what the
+# prefetcher hands out can only come from calling the test's loads, in order.
+_N1, _C1 = vary(150, 260), vary(1, 1 << 20)
+_N2, _N3, _BAD = vary(40, 80), vary(15, 40), vary(3, 12)
+
+
+@case("prefetcher: every item once, in order, however the threads race",
+      n=value(_N1, dtype="int64"), c=value(_C1, dtype="int64"))
+def _(n, c):
+    items = [k * k + _C1 for k in range(_N1)]
+    return {"items with 4 workers, window 8": items,
+            "items with 1 worker, window 1": items,
+            "items with 7 workers, window 3": items,
+            "loads per item": [1] * _N1}
+
+
+@case("prefetcher: never more than the window ahead", n=value(_N2, dtype="int64"))
 def _(n):
-    return {"items with 4 workers, window 8": [k * k for k in range(200)],
-            "items with 1 worker, window 1": [k * k for k in range(200)],
-            "items with 7 workers, window 3": [k * k for k in range(200)],
-            "loads per item": [1] * 200}
+    return {"items": list(range(_N2)), "the loads stayed within the window": True, "the threads loaded ahead": True}
 
 
-@case("prefetcher: never more than the window ahead", n=value(60, dtype="int64"))
-def _(n):
-    return {"items": list(range(60)), "the loads stayed within the window": True, "the threads loaded ahead": True}
-
-
-@case("prefetcher: an error reaches the consumer at its item", n=value(20, dtype="int64"))
-def _(n):
-    return {"items before the error": list(range(7)), "next() at item 7": raises("ValueError", contains=["item 7 is bad"])}
+@case("prefetcher: an error reaches the consumer at its item", n=value(_N3, dtype="int64"),
+      bad=value(_BAD, dtype="int64"))
+def _(n, bad):
+    return {"items before the error": list(range(_BAD)),
+            f"next() at item {_BAD}": raises("ValueError", contains=[f"item {_BAD} is bad"])}
 
 
 @case("prefetcher: destroyed early, it stops and joins its threads", n=value(1000, dtype="int64"))
