@@ -71,6 +71,8 @@ PARITY_CASE("norm/1-keepdim") { return in["x"].norm(1, {0}, true); }
 PARITY_CASE("norm/inf") { return in["x"].norm(kInf, {1}); }
 PARITY_CASE("norm/3") { return in["x"].t().norm(3, {0}); }
 PARITY_CASE("norm/0") { return in["x"].norm(0); }
+PARITY_CASE("norm/1.5-zeros") { return in["x"].norm(1.5, {1}); }
+PARITY_CASE("norm/0.5-zeros") { return in["x"].norm(0.5); }
 PARITY_CASE("norm/int-refused") { return in["x"].norm(); }
 
 // ---- // and %, numbers on the left -----------------------------------------------------------

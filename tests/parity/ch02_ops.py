@@ -67,6 +67,10 @@ case("norm/1-keepdim", lambda x: torch.norm(x, 1, 0, keepdim=True), grad=True, x
 case("norm/inf", lambda x: torch.norm(x, inf, 1), grad=True, x=distinct(3, 4))
 case("norm/3", lambda x: torch.norm(x.t(), 3, 0), grad=True, x=randn(3, 4))
 case("norm/0", lambda x: torch.norm(x, 0), x=value([0.0, 1.5, 0.0, -2.0]))
+# p < 2 with zero elements: x |x|^(p-2) is 0 * inf there, PyTorch's gradient is 0.
+case("norm/1.5-zeros", lambda x: torch.norm(x, 1.5, 1), grad=True,
+     x=value([[0.0, 2.0, -1.0], [0.0, 0.0, 0.0], [-0.5, 0.0, 3.0]]))
+case("norm/0.5-zeros", lambda x: torch.norm(x, 0.5), grad=True, x=value([[0.0, 2.0, -1.0], [0.0, 0.25, 0.0]]))
 case("norm/int-refused", lambda x: torch.norm(x), x=value([1, 2], dtype="int64"), expect_error=True)
 
 # ---- // and %, numbers on the left -----------------------------------------------------------
