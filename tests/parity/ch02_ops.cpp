@@ -135,6 +135,12 @@ PARITY_CASE("einsum/attention") { return kd::einsum("bhqd,bhkd->bhqk", {in["q"],
 PARITY_CASE("einsum/ellipsis") { return kd::einsum("...ij,...jk->...ik", {in["a"], in["b"]}); }
 PARITY_CASE("einsum/three") { return kd::einsum("ij,jk,kl->il", {in["a"], in["b"], in["c"]}); }
 PARITY_CASE("einsum/bilinear") { return kd::einsum("bi,oij,bj->bo", {in["x"], in["w"], in["y"]}); }
+PARITY_CASE("einsum/diagonal-bool") { return kd::einsum("ii->i", {in["a"]}); }
+PARITY_CASE("einsum/diagonal-uint8") { return kd::einsum("ii->i", {in["a"]}); }
+PARITY_CASE("einsum/outer-bool") { return kd::einsum("i,j->ij", {in["a"], in["b"]}); }
+PARITY_CASE("einsum/outer-uint8") { return kd::einsum("i,j->ij", {in["a"], in["b"]}); }
+PARITY_CASE("einsum/batch-outer-int64") { return kd::einsum("bi,bj->bij", {in["a"], in["b"]}); }
+PARITY_CASE("einsum/sum-rows-uint8") { return kd::einsum("ij->i", {in["a"]}); }
 PARITY_CASE("einsum/size-mismatch") { return kd::einsum("ij,jk->ik", {in["a"], in["b"]}); }
 PARITY_CASE("einsum/too-few-terms") { return kd::einsum("ij->ij", {in["a"], in["b"]}); }
 PARITY_CASE("einsum/unknown-output") { return kd::einsum("ij->k", {in["a"]}); }
