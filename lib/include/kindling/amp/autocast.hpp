@@ -47,7 +47,7 @@ class AutocastGuard {
 
  private:
   DeviceType device_type_;
-  detail::AutocastState previous_;
+  kindling::detail::AutocastState previous_;  // qualified: kindling::amp::detail exists too
 };
 
 }  // namespace kindling::amp
