@@ -14,12 +14,20 @@
 #include <kindling/version.hpp>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
+
+extern char** environ;  // POSIX: the environment, passed on to the child
 
 namespace kd = kindling;
 namespace fs = std::filesystem;
@@ -107,15 +115,43 @@ std::string cuda_version(int v) {
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
-// Runs a shell command and returns its first line of output ("" if it failed).
-std::string first_line_of(const std::string& command) {
-  std::string line;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[512];
-    if (std::fgets(buffer, sizeof buffer, pipe)) line = buffer;
-    if (pclose(pipe) != 0) line.clear();
+// Runs a program (no shell: argv[0] is an absolute path) and returns the first line it
+// prints ("" if it could not run or failed). Its stderr goes to /dev/null.
+std::string first_line_of(std::vector<std::string> argv) {
+  int fds[2];
+  if (pipe(fds) != 0) return "";
+  // Close-on-exec: the child gets the pipe only as its stdout (pipe2 is Linux-only).
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned =
+      posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  std::string out;
+  char buffer[512];
+  ssize_t n;
+  while (spawned == 0 && out.size() < 4096 &&
+         (n = read(fds[0], buffer, sizeof buffer)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
   }
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  close(fds[0]);  // a child still writing gets SIGPIPE instead of blocking
+  int status = 0;
+  if (spawned != 0) return "";
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  std::string line = out.substr(0, out.find('\n'));
+  if (!line.empty() && line.back() == '\r') line.pop_back();
   return line;
 }
 
@@ -195,8 +231,10 @@ int main() {
   // [end]
 
   // The tests compare every op with real PyTorch, run by Debian's /usr/bin/python3.
+  // -I (isolated): neither the current folder nor PYTHON* variables are on its import
+  // path, so a torch.py where the doctor happens to run is never executed.
   std::string torch = first_line_of(
-      "/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null");
+      {"/usr/bin/python3", "-I", "-c", "import torch; print(torch.__version__)"});
   if (!torch.empty())
     report("ok", "PyTorch oracle",
            "torch " + torch + " in /usr/bin/python3 (used by the tests)");

@@ -21,10 +21,11 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   detail::check_floating("dropout", "input", x);
   // mask: 0 with probability p, else 1/(1-p) — the survivors are scaled so E[out] = x.
   Tensor mask = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
-  Generator& gen = default_generator();
   kindling::detail::dispatch_floating(x.dtype(), "dropout", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* m = mask.data_ptr<T>();
+    // One lock on the shared generator for the whole mask (its own calls lock per number).
+    Generator::Draws gen = default_generator().lock();
     const T scale = p == 1.0 ? T(0) : static_cast<T>(1.0 / (1.0 - p));
     for (std::int64_t i = 0, n = mask.numel(); i < n; ++i) m[i] = gen.uniform() < p ? T(0) : scale;
   });

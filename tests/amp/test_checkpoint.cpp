@@ -160,3 +160,33 @@ TEST_CASE("checkpoint: a backward inside a backward is still refused everywhere 
   (x * 3.0).sum().backward();
   CHECK(x.grad()[0].item<double>() == 3.0);
 }
+
+TEST_CASE("checkpoint: a segment run under bfloat16 autocast is recomputed under it, gradients as without checkpoint") {
+  // torch.utils.checkpoint keeps the autocast state of the forward and restores it around the
+  // recompute; a recompute in float32 would give the gradients of a different (float32) segment.
+  kd::manual_seed(3);
+  Tensor w1 = (kd::randn({32, 24}) * 0.2).requires_grad_();
+  Tensor w2 = (kd::randn({24, 16}) * 0.2).requires_grad_();
+  Tensor x = kd::randn({8, 32}).requires_grad_();
+  auto seg = [&](const Tensor& h) { return F::linear(h.matmul(w1).tanh(), w2.t()).tanh(); };
+  auto grads = [&](bool checkpointed) {
+    for (Tensor* p : {&w1, &w2}) p->set_grad(Tensor());
+    x.set_grad(Tensor());
+    Tensor out;
+    {
+      kd::amp::AutocastGuard autocast({.dtype = kd::kBFloat16});
+      out = checkpointed ? kd::utils::checkpoint(seg, x) : seg(x);
+    }
+    CHECK(out.dtype() == kd::kBFloat16);
+    const Tensor o = out.to(kd::kFloat32);
+    (o * o).sum().backward();  // outside the region, as PyTorch recommends
+    return std::vector<Tensor>{w1.grad().clone(), w2.grad().clone(), x.grad().clone()};
+  };
+  const auto plain = grads(false);
+  const auto checkpointed = grads(true);
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    CAPTURE(i);
+    CHECK(checkpointed[i].dtype() == plain[i].dtype());
+    CHECK(kd::equal(checkpointed[i], plain[i]));
+  }
+}

@@ -116,3 +116,24 @@ TEST_CASE("grad scaler: state_dict round trip, and bad state dicts are refused")
   CHECK_THROWS_AS(b.load_state_dict(bad), kd::ValueError);
   CHECK_THROWS_AS(amp::GradScaler({.backoff_factor = 1.5}), kd::ValueError);
 }
+
+TEST_CASE("grad scaler: update(new_scale) and a loaded growth_factor refuse scales that are not positive and finite") {
+  Setup s;
+  amp::GradScaler a({.init_scale = 1024});
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double v : {std::nan(""), -1.0, 0.0, inf, 1e-50 /* 0 in float32 */, 1e39 /* inf in float32 */}) {
+    CAPTURE(v);
+    CHECK_THROWS_WITH(a.update(v), Contains("GradScaler.update: new_scale must be a positive, finite"));
+    CHECK(a.get_scale() == 1024);  // unchanged by the refused call
+  }
+  a.update(512.0);
+  CHECK(a.get_scale() == 512);
+
+  const auto sd = a.state_dict();
+  amp::GradScaler b;
+  auto bad = sd;
+  bad["growth_factor"] = kd::tensor(inf);
+  CHECK_THROWS_WITH(b.load_state_dict(bad), Contains("growth_factor must be finite and > 1"));
+  CHECK(b.get_scale() == 65536);  // nothing loaded
+  CHECK_THROWS_AS(amp::GradScaler({.growth_factor = inf}), kd::ValueError);
+}

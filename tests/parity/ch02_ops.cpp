@@ -71,6 +71,8 @@ PARITY_CASE("norm/1-keepdim") { return in["x"].norm(1, {0}, true); }
 PARITY_CASE("norm/inf") { return in["x"].norm(kInf, {1}); }
 PARITY_CASE("norm/3") { return in["x"].t().norm(3, {0}); }
 PARITY_CASE("norm/0") { return in["x"].norm(0); }
+PARITY_CASE("norm/1.5-zeros") { return in["x"].norm(1.5, {1}); }
+PARITY_CASE("norm/0.5-zeros") { return in["x"].norm(0.5); }
 PARITY_CASE("norm/int-refused") { return in["x"].norm(); }
 
 // ---- // and %, numbers on the left -----------------------------------------------------------
@@ -133,6 +135,12 @@ PARITY_CASE("einsum/attention") { return kd::einsum("bhqd,bhkd->bhqk", {in["q"],
 PARITY_CASE("einsum/ellipsis") { return kd::einsum("...ij,...jk->...ik", {in["a"], in["b"]}); }
 PARITY_CASE("einsum/three") { return kd::einsum("ij,jk,kl->il", {in["a"], in["b"], in["c"]}); }
 PARITY_CASE("einsum/bilinear") { return kd::einsum("bi,oij,bj->bo", {in["x"], in["w"], in["y"]}); }
+PARITY_CASE("einsum/diagonal-bool") { return kd::einsum("ii->i", {in["a"]}); }
+PARITY_CASE("einsum/diagonal-uint8") { return kd::einsum("ii->i", {in["a"]}); }
+PARITY_CASE("einsum/outer-bool") { return kd::einsum("i,j->ij", {in["a"], in["b"]}); }
+PARITY_CASE("einsum/outer-uint8") { return kd::einsum("i,j->ij", {in["a"], in["b"]}); }
+PARITY_CASE("einsum/batch-outer-int64") { return kd::einsum("bi,bj->bij", {in["a"], in["b"]}); }
+PARITY_CASE("einsum/sum-rows-uint8") { return kd::einsum("ij->i", {in["a"]}); }
 PARITY_CASE("einsum/size-mismatch") { return kd::einsum("ij,jk->ik", {in["a"], in["b"]}); }
 PARITY_CASE("einsum/too-few-terms") { return kd::einsum("ij->ij", {in["a"], in["b"]}); }
 PARITY_CASE("einsum/unknown-output") { return kd::einsum("ij->k", {in["a"]}); }

@@ -67,6 +67,10 @@ case("norm/1-keepdim", lambda x: torch.norm(x, 1, 0, keepdim=True), grad=True, x
 case("norm/inf", lambda x: torch.norm(x, inf, 1), grad=True, x=distinct(3, 4))
 case("norm/3", lambda x: torch.norm(x.t(), 3, 0), grad=True, x=randn(3, 4))
 case("norm/0", lambda x: torch.norm(x, 0), x=value([0.0, 1.5, 0.0, -2.0]))
+# p < 2 with zero elements: x |x|^(p-2) is 0 * inf there, PyTorch's gradient is 0.
+case("norm/1.5-zeros", lambda x: torch.norm(x, 1.5, 1), grad=True,
+     x=value([[0.0, 2.0, -1.0], [0.0, 0.0, 0.0], [-0.5, 0.0, 3.0]]))
+case("norm/0.5-zeros", lambda x: torch.norm(x, 0.5), grad=True, x=value([[0.0, 2.0, -1.0], [0.0, 0.25, 0.0]]))
 case("norm/int-refused", lambda x: torch.norm(x), x=value([1, 2], dtype="int64"), expect_error=True)
 
 # ---- // and %, numbers on the left -----------------------------------------------------------
@@ -141,6 +145,17 @@ case("einsum/three", lambda a, b, c: torch.einsum("ij,jk,kl->il", a, b, c), grad
      b=randn(3, 4), c=randn(4, 2))
 case("einsum/bilinear", lambda x, w, y: torch.einsum("bi,oij,bj->bo", x, w, y), grad=True, x=randn(2, 3),
      w=randn(4, 3, 5), y=randn(2, 5))
+# bool and uint8: a diagonal keeps the dtype; a product with nothing contracted is a mul (uint8 wraps
+# around as PyTorch's does); summing a dim out promotes to int64 like sum.
+case("einsum/diagonal-bool", lambda a: torch.einsum("ii->i", a), a=value([[True, False], [True, True]], dtype="bool"))
+case("einsum/diagonal-uint8", lambda a: torch.einsum("ii->i", a), a=randint(0, 256, 3, 3, dtype="uint8"))
+case("einsum/outer-bool", lambda a, b: torch.einsum("i,j->ij", a, b), a=value([True, False], dtype="bool"),
+     b=value([True, True, False], dtype="bool"))
+case("einsum/outer-uint8", lambda a, b: torch.einsum("i,j->ij", a, b), a=randint(0, 256, 3, dtype="uint8"),
+     b=randint(0, 256, 4, dtype="uint8"))
+case("einsum/batch-outer-int64", lambda a, b: torch.einsum("bi,bj->bij", a, b), a=randint(-5, 5, 2, 3),
+     b=randint(-5, 5, 2, 4))
+case("einsum/sum-rows-uint8", lambda a: torch.einsum("ij->i", a), a=randint(0, 256, 2, 3, dtype="uint8"))
 case("einsum/size-mismatch", lambda a, b: torch.einsum("ij,jk->ik", a, b), a=randn(2, 3), b=randn(4, 4),
      expect_error=True)
 case("einsum/too-few-terms", lambda a, b: torch.einsum("ij->ij", a, b), a=randn(2, 3), b=randn(3, 4),

@@ -120,6 +120,18 @@ PARITY_CASE("autocast/losses-run-in-float32") {
                            F::nll_loss(h.log_softmax(1), in["y"])};
   });
 }
+PARITY_CASE("autocast/conv-transpose2d-runs-in-float32") {
+  return autocast([&] { return F::conv_transpose2d(in["x"], in["w"], in["b"]); });
+}
+PARITY_CASE("autocast/conv-transpose2d-bfloat16-inputs-widened") {
+  return autocast([&] { return F::conv_transpose2d(in["x"], in["w"], in["b"]); });
+}
+PARITY_CASE("autocast/prod-runs-in-float32") {
+  return autocast([&] {
+    const Tensor& h = in["h"];
+    return parity::Outputs{h.prod(), h.prod(1), h.prod(0, true)};
+  });
+}
 PARITY_CASE("autocast/float64-untouched") { return autocast([&] { return in["a"].matmul(in["b"]); }); }
 PARITY_CASE("autocast/float16-input-cast-to-bfloat16") {
   return autocast([&] { return in["a"].matmul(in["b"]); });

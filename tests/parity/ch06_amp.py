@@ -114,6 +114,17 @@ case("autocast/losses-run-in-float32",
      autocast(lambda x, w, y, t: (lambda h: (F.cross_entropy(h, y), F.mse_loss(h, t), F.l1_loss(h, t),
                                              F.nll_loss(h.log_softmax(1), y)))(x @ w)),
      x=randn(4, 3), w=randn(3, 5), y=randint(0, 5, 4), t=randn(4, 5, dtype="bfloat16"), **LOOSE)
+# On PyTorch 1.13's CPU float32 list: conv_transpose2d (unlike conv2d) and prod, whatever dtype their
+# inputs have (float32 inputs stay float32, bfloat16 ones are widened; the gradients go back in each
+# input's own dtype).
+case("autocast/conv-transpose2d-runs-in-float32", autocast(F.conv_transpose2d), x=randn(1, 2, 4, 4),
+     w=randn(2, 3, 3, 3), b=randn(3), grad=True)
+case("autocast/conv-transpose2d-bfloat16-inputs-widened", autocast(F.conv_transpose2d),
+     x=randn(1, 2, 4, 4, dtype="bfloat16"), w=randn(2, 3, 3, 3, dtype="bfloat16"), b=randn(3, dtype="bfloat16"),
+     grad=True, **LOOSE)
+case("autocast/prod-runs-in-float32",
+     autocast(lambda h: (torch.prod(h), torch.prod(h, 1), torch.prod(h, 0, keepdim=True))),
+     h=rand(3, 4, low=0.5, high=1.5, dtype="bfloat16"), grad=True, **LOOSE)
 case("autocast/float64-untouched", autocast(lambda a, b: a @ b), a=randn(3, 4, dtype="float64"),
      b=randn(4, 2, dtype="float64"))
 case("autocast/float16-input-cast-to-bfloat16", autocast(lambda a, b: a @ b), a=randn(3, 4, dtype="float16"),

@@ -200,3 +200,31 @@ TEST_CASE("optim: load_state_dict refuses a foreign or mismatched state") {
   optim::SGD wrong({other, other_b}, {.lr = 0.1, .momentum = 0.9});
   CHECK_THROWS_WITH(wrong.load_state_dict(sgd.state_dict()), Contains("shape [4, 3]") && Contains("shape [5]"));
 }
+
+TEST_CASE("optim: load_state_dict refuses state for more parameters or more groups than the optimizer has") {
+  Problem pr(1);
+  kd::Tensor extra = kd::zeros({2}).requires_grad_();
+  // Saved over two parameters (momentum buffers for both), loaded into an optimizer over one.
+  optim::SGD two({pr.w, pr.b}, {.lr = 0.1, .momentum = 0.9});
+  pr.feed(0);
+  two.step();
+  optim::SGD one({pr.w}, {.lr = 0.1, .momentum = 0.9});
+  CHECK_THROWS_WITH(one.load_state_dict(two.state_dict()),
+                    Contains("SGD.load_state_dict") && Contains("state for parameter 1") &&
+                        Contains("has 1 parameter"));
+  CHECK(one.state_dict().count("state.0.momentum_buffer") == 0);  // nothing was loaded
+
+  // Saved with two groups, loaded into one group: refused even where the first group would fit.
+  optim::Adam grouped({pr.w}, {.lr = 0.01});
+  grouped.add_param_group({extra}, {.lr = 0.02});
+  optim::Adam single({pr.w}, {.lr = 0.01});
+  CHECK_THROWS_WITH(single.load_state_dict(grouped.state_dict()),
+                    Contains("Adam.load_state_dict") && Contains("different number of parameter groups"));
+  CHECK(single.state_dict().at("group.0.lr").item<double>() == 0.01);
+
+  // The same state loads into an optimizer of the same shape.
+  optim::Adam same({pr.w}, {.lr = 0.5});
+  same.add_param_group({extra}, {.lr = 0.5});
+  CHECK_NOTHROW(same.load_state_dict(grouped.state_dict()));
+  CHECK(same.state_dict().at("group.1.lr").item<double>() == 0.02);
+}

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "kindling/amp/autocast.hpp"
 #include "kindling/autograd/function.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -24,6 +25,10 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
   CheckpointFn fn;
   bool preserve_rng_state = true;
   std::string rng_state;  // the default generator before the forward, replayed in backward
+  // This thread's autocast regions during the forward, per device type (torch.utils.checkpoint
+  // keeps both too): the recompute must run each op in the dtype it ran in the first time, or a
+  // bfloat16 segment would get its gradients from a float32 recompute.
+  amp::AutocastOptions autocast_cpu, autocast_cuda;
 
   // inputs: the segment's tensors. Runs with grad mode off (Function::apply): nothing inside the
   // segment is kept, only the inputs, in ctx.
@@ -32,6 +37,8 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
     fn = segment;
     preserve_rng_state = preserve;
     if (preserve) rng_state = default_generator().get_state();
+    autocast_cpu = autocast_options(DeviceType::CPU);
+    autocast_cuda = autocast_options(DeviceType::CUDA);
     ctx.save_for_backward(std::span<const Tensor>(inputs.data(), inputs.size()));
     std::vector<Tensor> outputs = fn(inputs);
     for (const Tensor& out : outputs) {
@@ -42,17 +49,33 @@ struct CheckpointFunction : autograd::Function<CheckpointFunction> {
 
   // [snippet: checkpoint-backward]
   // What the segment's backward needs: its inputs, which of them want
-  // a gradient, the generator's state of the first run. Recomputing the
-  // segment and the backward through it are ch06.ex3.
+  // a gradient, the generator's state of the first run, and the segment
+  // itself wrapped to run under the forward's autocast state. Recomputing
+  // the segment and the backward through it are ch06.ex3.
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grad) {
     const autograd::Grads saved = ctx.saved_tensors();
     std::vector<bool> needs_grad;
     for (std::size_t i = 0; i < saved.size(); ++i)
       needs_grad.push_back(ctx.needs_input_grad(i));
     const std::string* rng = preserve_rng_state ? &rng_state : nullptr;
-    return detail::checkpoint_backward(fn, saved, needs_grad, rng, grad);
+    return detail::checkpoint_backward(recompute(), saved, needs_grad, rng, grad);
   }
   // [end]
+
+  static amp::AutocastOptions autocast_options(DeviceType device_type) {
+    const kindling::detail::AutocastState s = kindling::detail::autocast_state(device_type);
+    return {.device_type = device_type, .dtype = s.dtype, .enabled = s.enabled, .cache_enabled = s.cache_enabled};
+  }
+
+  // The segment as the piece recomputes it: under the forward's autocast state (an enabled region
+  // or a disabled one, whatever surrounds the backward). Only the recompute: the backward through
+  // it runs outside, as every backward does.
+  CheckpointFn recompute() const {
+    return [this](const std::vector<Tensor>& xs) {
+      amp::AutocastGuard cpu(autocast_cpu), cuda(autocast_cuda);
+      return fn(xs);
+    };
+  }
 };
 
 }  // namespace

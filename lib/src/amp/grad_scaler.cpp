@@ -15,14 +15,24 @@
 namespace kindling::amp {
 namespace {
 
+// A scale the loss can be multiplied by: positive and finite once rounded to float32, the dtype the
+// scale lives in (1e-50 would round to 0, 1e39 to inf; NaN compares false).
+bool valid_scale(double v) {
+  const auto f = static_cast<float>(v);
+  return f > 0.0f && std::isfinite(f);
+}
+
 void check_options(const GradScalerOptions& o) {
   auto bad = [](const std::string& what) {
     throw ValueError("GradScaler: " + what + ". Hint: PyTorch's defaults are init_scale = 65536, "
                      "growth_factor = 2, backoff_factor = 0.5, growth_interval = 2000.");
   };
-  if (!(o.init_scale > 0) || !std::isfinite(static_cast<float>(o.init_scale)))
-    bad("init_scale must be a positive float32 value, got " + std::to_string(o.init_scale));
-  if (!(o.growth_factor > 1.0)) bad("growth_factor must be > 1, got " + std::to_string(o.growth_factor));
+  if (!valid_scale(o.init_scale))
+    bad("init_scale must be a positive, finite float32 value, got " + std::to_string(o.init_scale));
+  // An infinite factor would make every growth give an inf scale, which the update then refuses to
+  // keep: the scale could never grow again.
+  if (!(o.growth_factor > 1.0) || !std::isfinite(o.growth_factor))
+    bad("growth_factor must be finite and > 1, got " + std::to_string(o.growth_factor));
   if (!(o.backoff_factor > 0.0 && o.backoff_factor < 1.0))
     bad("backoff_factor must be in (0, 1), got " + std::to_string(o.backoff_factor));
   if (o.growth_interval <= 0) bad("growth_interval must be > 0, got " + std::to_string(o.growth_interval));
@@ -104,6 +114,12 @@ bool GradScaler::step(optim::Optimizer& optimizer) {
 void GradScaler::update(std::optional<double> new_scale) {
   if (!options_.enabled) return;
   if (new_scale) {
+    // A NaN, zero or negative scale would silently zero or flip every gradient (or skip every step).
+    if (!valid_scale(*new_scale)) {
+      throw ValueError("GradScaler.update: new_scale must be a positive, finite float32 value, got " +
+                       std::to_string(*new_scale) + ". Hint: pass a scale like 65536.0, or call update() "
+                       "without one to let the scaler adjust it.");
+    }
     scale_ = static_cast<float>(*new_scale);
   } else {
     if (per_optimizer_.empty()) {

@@ -241,8 +241,11 @@ struct ProdDim : Function<ProdDim> {
 // norm: out = (sum |x|^p)^(1/p) over dims
 //   p = 2:   dx = g * x / out                      p = 1: dx = g * sign(x)
 //   p = inf: dx = g * sign(x) where |x| == out, shared among ties      p = 0: dx = 0
-//   other p: dx = g * x * |x|^(p-2) / out^(p-1)
-// Where out == 0 the gradient is 0 (PyTorch's choice; the formula would give 0/0).
+//   p > 2:   dx = g * x * |x|^(p-2) / out^(p-1)
+//   p < 2:   dx = g * sign(x) * |x|^(p-1) / out^(p-1), and 0 where x == 0
+// Where out == 0 the gradient is 0 (PyTorch's choice; the formula would give 0/0). For p < 2 the
+// factor |x|^(p-2) (p < 1: |x|^(p-1) too) is infinite at x == 0, and x times it NaN: PyTorch's
+// subgradient there is 0, so is ours.
 struct Norm : Function<Norm> {
   static constexpr const char* name = "NormBackward1";
   double p = 2;
@@ -265,7 +268,10 @@ struct Norm : Function<Norm> {
       const Tensor hit = x.abs() == out;
       return {g * x.sign() * hit / hit.sum(IntArrayRef(dims), true)};
     }
-    const Tensor scaled = p == 2 ? x / out : x * x.abs().pow(p - 2) / out.pow(p - 1);
+    Tensor scaled;
+    if (p == 2) scaled = x / out;
+    else if (p > 2) scaled = x * x.abs().pow(p - 2) / out.pow(p - 1);
+    else scaled = where(x == 0.0, 0.0, x.sign() * x.abs().pow(p - 1)) / out.pow(p - 1);
     return {where(out == 0.0, 0.0, g * scaled)};
   }
 };

@@ -383,9 +383,11 @@ struct ConvTranspose : autograd::Function<ConvTranspose> {
 
 Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, IntPair stride,
                         IntPair padding, IntPair output_padding, std::int64_t groups, IntPair dilation) {
-  const Tensor input = kindling::detail::autocast_to_lower(input_in);
-  const Tensor weight = kindling::detail::autocast_to_lower(weight_in);
-  const Tensor bias = kindling::detail::autocast_to_lower(bias_in);
+  // On autocast's float32 list, unlike conv2d (PyTorch 1.13's CPU list: conv_transpose1d/2d/3d
+  // run in float32 whatever their inputs' dtype).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor weight = kindling::detail::autocast_to_float32(weight_in);
+  const Tensor bias = kindling::detail::autocast_to_float32(bias_in);
   detail::check_same_device("conv_transpose2d", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
   kindling::detail::check_cpu(input, "conv_transpose2d");
   if (input.dim() == 3) {  // unbatched [C, H, W], like PyTorch

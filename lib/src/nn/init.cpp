@@ -11,20 +11,23 @@
 namespace kindling::nn::init {
 
 namespace {
-// Fills `t` with draw() element by element (row-major), whatever its strides, and bumps its version
-// like any in-place op. Initialisation is not an operation autograd records.
+// Fills `t` with draw(gen) element by element (row-major), whatever its strides, and bumps its version
+// like any in-place op. Initialisation is not an operation autograd records. The default generator
+// is locked for the whole fill: models built on two threads never tear its state, and each
+// tensor's numbers are one unbroken piece of the stream.
 template <class Draw> Tensor& fill_with(Tensor& t, const char* op, Draw draw) {
   if (!t.defined()) throw ValueError(std::string("init.") + op + ": the tensor is undefined");
   kindling::detail::check_cpu(t, op);
   NoGradGuard no_grad;
   Tensor values = kindling::detail::make_tensor(t.shape(), kFloat64);
   double* v = values.data_ptr<double>();
-  for (std::int64_t i = 0, n = values.numel(); i < n; ++i) v[i] = draw();
+  {
+    Generator::Draws gen = default_generator().lock();
+    for (std::int64_t i = 0, n = values.numel(); i < n; ++i) v[i] = draw(gen);
+  }
   t.copy_(values);  // converts to t's dtype, respects its strides, bumps the version
   return t;
 }
-
-double gen_uniform(double a, double b) { return a + (b - a) * default_generator().uniform(); }
 }  // namespace
 
 double calculate_gain(const std::string& nl, double param) {
@@ -50,13 +53,13 @@ std::pair<std::int64_t, std::int64_t> calculate_fan_in_and_fan_out(const Tensor&
 }
 
 Tensor& uniform_(Tensor& t, double a, double b) {
-  return fill_with(t, "uniform_", [&] { return gen_uniform(a, b); });
+  return fill_with(t, "uniform_", [&](Generator::Draws& gen) { return a + (b - a) * gen.uniform(); });
 }
 Tensor& normal_(Tensor& t, double mean, double std) {
-  return fill_with(t, "normal_", [&] { return mean + std * default_generator().normal(); });
+  return fill_with(t, "normal_", [&](Generator::Draws& gen) { return mean + std * gen.normal(); });
 }
 Tensor& constant_(Tensor& t, double value) {
-  return fill_with(t, "constant_", [&] { return value; });
+  return fill_with(t, "constant_", [&](Generator::Draws&) { return value; });
 }
 Tensor& zeros_(Tensor& t) { return constant_(t, 0.0); }
 Tensor& ones_(Tensor& t) { return constant_(t, 1.0); }

@@ -91,8 +91,13 @@ void take_diagonals(Labelled& x, const std::string& eq) {
       sq[q] = n;
       const Tensor r = arange(0, n, 1, {.dtype = kInt64});
       const Tensor mask = r.reshape(sp) == r.reshape(sq);
+      const DType dtype = x.t.dtype();
       x.t = x.t * mask;
       sum_out(x, q);
+      // The diagonal is a selection, not a reduction: it keeps the operand's dtype, as PyTorch's
+      // (a strided view) does. sum promotes bool and integers to int64, but each of its sums has
+      // exactly one term that is not 0, so the cast back is exact.
+      if (!is_floating_point(dtype)) x.t = x.t.to(dtype);
       --q;
     }
   }
@@ -170,6 +175,9 @@ Labelled contract(Labelled a, Labelled b, const std::vector<int>& keep_later) {
   const std::int64_t nb = product(a, batch), nl = product(a, left), nc = product(a, summed), nr = product(b, right);
   const Tensor a3 = arranged(a, a_order).reshape({nb, nl, nc});  // [batch, left, contracted]
   const Tensor b3 = arranged(b, b_order).reshape({nb, nc, nr});  // [batch, contracted, right]
+  // Nothing contracted ("i,j->ij", "bi,bj->bij"): a broadcast product, as PyTorch's sumproduct_pair
+  // does -- every dtype mul takes (bool, uint8, ...), no bmm, and nothing for autocast to narrow.
+  const Tensor product3 = summed.empty() ? a3 * b3 : bmm(a3, b3);
   Shape out_shape;
   std::vector<int> out_labels = batch;
   out_labels.insert(out_labels.end(), left.begin(), left.end());
@@ -177,7 +185,7 @@ Labelled contract(Labelled a, Labelled b, const std::vector<int>& keep_later) {
   for (int l : batch) out_shape.push_back(a.t.size(static_cast<std::int64_t>(position(a.labels, l))));
   for (int l : left) out_shape.push_back(a.t.size(static_cast<std::int64_t>(position(a.labels, l))));
   for (int l : right) out_shape.push_back(b.t.size(static_cast<std::int64_t>(position(b.labels, l))));
-  return {bmm(a3, b3).reshape(out_shape), out_labels};
+  return {product3.reshape(out_shape), out_labels};
 }
 
 }  // namespace

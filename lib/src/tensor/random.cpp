@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <cstring>
-#include <mutex>
 #include <numbers>
 #include <sstream>
 
@@ -16,34 +15,28 @@
 
 namespace kindling {
 
-void Generator::manual_seed(std::uint64_t seed) {
-  engine_.seed(seed);
-  seed_ = seed;
-  has_spare_normal_ = false;
-  spare_normal_ = 0;
-}
-
-double Generator::uniform() {
+// The stream: plain arithmetic on the engine, called only with the generator's lock held.
+double Generator::Stream::uniform() {
   // The top 53 bits fill a double's mantissa exactly: k / 2^53 for k in [0, 2^53).
-  return static_cast<double>(engine_() >> 11) * 0x1.0p-53;
+  return static_cast<double>(engine() >> 11) * 0x1.0p-53;
 }
 
-double Generator::normal() {
+double Generator::Stream::normal() {
   // Box–Muller makes two independent normals from two uniforms; keep the second for next time.
-  if (has_spare_normal_) {
-    has_spare_normal_ = false;
-    return spare_normal_;
+  if (has_spare_normal) {
+    has_spare_normal = false;
+    return spare_normal;
   }
   const double u1 = 1.0 - uniform();  // in (0, 1]: log(u1) is finite
   const double u2 = uniform();
   const double r = std::sqrt(-2.0 * std::log(u1));
   const double theta = 2.0 * std::numbers::pi * u2;
-  spare_normal_ = r * std::sin(theta);
-  has_spare_normal_ = true;
+  spare_normal = r * std::sin(theta);
+  has_spare_normal = true;
   return r * std::cos(theta);
 }
 
-std::int64_t Generator::randint(std::int64_t low, std::int64_t high) {
+std::int64_t Generator::Stream::randint(std::int64_t low, std::int64_t high) {
   if (high <= low) {
     throw ValueError("randint: empty range [" + std::to_string(low) + ", " + std::to_string(high) +
                      "). Hint: high is exclusive and must be greater than low.");
@@ -53,20 +46,54 @@ std::int64_t Generator::randint(std::int64_t low, std::int64_t high) {
   const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
   std::uint64_t x;
   do {
-    x = engine_();
+    x = engine();
   } while (x >= limit);
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + x % range);
 }
 
+// Each public call is one critical section (see the class comment).
+Generator::Stream Generator::locked_copy() const {
+  std::lock_guard<std::mutex> l(mutex_);
+  return stream_;
+}
+
+Generator& Generator::operator=(const Generator& other) {
+  if (this != &other) {
+    Stream copy = other.locked_copy();  // never both locks at once: a = b and b = a cannot deadlock
+    std::lock_guard<std::mutex> l(mutex_);
+    stream_ = copy;
+  }
+  return *this;
+}
+
+void Generator::manual_seed(std::uint64_t seed) {
+  std::lock_guard<std::mutex> l(mutex_);
+  stream_.engine.seed(seed);
+  stream_.seed = seed;
+  stream_.has_spare_normal = false;
+  stream_.spare_normal = 0;
+}
+
+std::uint64_t Generator::initial_seed() const {
+  std::lock_guard<std::mutex> l(mutex_);
+  return stream_.seed;
+}
+
+double Generator::uniform() { return lock().uniform(); }
+double Generator::normal() { return lock().normal(); }
+std::int64_t Generator::randint(std::int64_t low, std::int64_t high) { return lock().randint(low, high); }
+std::uint64_t Generator::next_u64() { return lock().next_u64(); }
+
 // Text format: "kindling-generator v1 <seed> <has_spare> <spare bits in hex> <engine state>".
 // The engine's own operator<< writes its 312 words; the spare normal is stored bit-exactly.
 std::string Generator::get_state() const {
+  const Stream s = locked_copy();
   std::ostringstream os;
   std::uint64_t bits;
-  static_assert(sizeof(bits) == sizeof(spare_normal_));
-  std::memcpy(&bits, &spare_normal_, sizeof(bits));
-  os << "kindling-generator v1 " << seed_ << ' ' << (has_spare_normal_ ? 1 : 0) << ' ' << std::hex << bits
-     << std::dec << ' ' << engine_;
+  static_assert(sizeof(bits) == sizeof(s.spare_normal));
+  std::memcpy(&bits, &s.spare_normal, sizeof(bits));
+  os << "kindling-generator v1 " << s.seed << ' ' << (s.has_spare_normal ? 1 : 0) << ' ' << std::hex << bits
+     << std::dec << ' ' << s.engine;
   return os.str();
 }
 
@@ -87,24 +114,16 @@ void Generator::set_state(const std::string& state) {
     throw ValueError("Generator::set_state: the engine state is truncated or has trailing data. Hint: pass the "
                      "exact string get_state() returned.");
   }
-  engine_ = engine;
-  seed_ = seed;
-  has_spare_normal_ = spare == 1;
-  std::memcpy(&spare_normal_, &bits, sizeof(bits));
+  Stream parsed{engine, seed, spare == 1, 0};
+  std::memcpy(&parsed.spare_normal, &bits, sizeof(bits));
+  std::lock_guard<std::mutex> l(mutex_);
+  stream_ = parsed;
 }
 
 namespace {
-// The default generator is shared by every thread (DataLoader workers shuffle with it), so its
-// users take this lock; a Generator you own is yours to synchronise.
-std::mutex g_default_mutex;
-
-struct Lock {
-  std::unique_lock<std::mutex> lock;
-  Generator* gen;
-  explicit Lock(Generator* g) : gen(g ? g : &default_generator()) {
-    if (gen == &default_generator()) lock = std::unique_lock<std::mutex>(g_default_mutex);
-  }
-};
+// The generator a random op draws from, locked for the whole tensor: its numbers are a contiguous
+// piece of the stream even when other threads draw too.
+Generator::Draws lock(Generator* gen) { return (gen ? *gen : default_generator()).lock(); }
 
 Tensor finish(Tensor t, const TensorOptions& options, const char* op) {
   if (options.requires_grad) {
@@ -123,10 +142,7 @@ Generator& default_generator() {
   return gen;
 }
 
-void manual_seed(std::uint64_t seed) {
-  Lock l(nullptr);
-  l.gen->manual_seed(seed);
-}
+void manual_seed(std::uint64_t seed) { default_generator().manual_seed(seed); }
 
 Tensor rand(const Shape& shape, TensorOptions options, Generator* gen) {
   if (is_reduced_floating_point(options.dtype)) {  // made in float32, rounded once
@@ -135,15 +151,15 @@ Tensor rand(const Shape& shape, TensorOptions options, Generator* gen) {
   }
   Tensor t = detail::make_tensor(shape, options.dtype);
   const std::int64_t n = t.numel();
-  Lock l(gen);
+  auto draws = lock(gen);
   detail::dispatch_floating(options.dtype, "rand", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = t.data_ptr<T>();
     if constexpr (std::is_same_v<T, float>) {
       // 24 bits, not a rounded 53-bit double: rounding 0.99999999 to float would give 1.0, outside [0, 1).
-      for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(l.gen->next_u64() >> 40) * 0x1.0p-24f;
+      for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(draws.next_u64() >> 40) * 0x1.0p-24f;
     } else {
-      for (std::int64_t i = 0; i < n; ++i) p[i] = l.gen->uniform();
+      for (std::int64_t i = 0; i < n; ++i) p[i] = draws.uniform();
     }
   });
   return finish(t, options, "rand");
@@ -156,11 +172,11 @@ Tensor randn(const Shape& shape, TensorOptions options, Generator* gen) {
   }
   Tensor t = detail::make_tensor(shape, options.dtype);
   const std::int64_t n = t.numel();
-  Lock l(gen);
+  auto draws = lock(gen);
   detail::dispatch_floating(options.dtype, "randn", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = t.data_ptr<T>();
-    for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(l.gen->normal());
+    for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(draws.normal());
   });
   return finish(t, options, "randn");
 }
@@ -192,11 +208,11 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape, TensorOp
   }
   Tensor t = detail::make_tensor(shape, options.dtype);
   const std::int64_t n = t.numel();
-  Lock l(gen);
+  auto draws = lock(gen);
   detail::dispatch(options.dtype, "randint", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* p = t.data_ptr<T>();
-    for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(l.gen->randint(low, high));
+    for (std::int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(draws.randint(low, high));
   });
   return finish(t, options, "randint");
 }
@@ -206,9 +222,9 @@ Tensor randperm(std::int64_t n, Generator* gen) {
   Tensor t = detail::make_tensor({n}, kInt64);
   std::int64_t* p = t.data_ptr<std::int64_t>();
   for (std::int64_t i = 0; i < n; ++i) p[i] = i;
-  Lock l(gen);
+  auto draws = lock(gen);
   // Fisher–Yates: every permutation equally likely.
-  for (std::int64_t i = n - 1; i > 0; --i) std::swap(p[i], p[l.gen->randint(0, i + 1)]);
+  for (std::int64_t i = n - 1; i > 0; --i) std::swap(p[i], p[draws.randint(0, i + 1)]);
   return t;
 }
 

@@ -13,6 +13,7 @@
 
 #include "dispatch.hpp"
 #include "internal.hpp"
+#include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "op_helpers.hpp"
@@ -115,9 +116,12 @@ Tensor prod_keepdim(const Tensor& x, const std::vector<bool>& mask) {
   return acc;
 }
 
-Tensor prod_impl(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+Tensor prod_impl(const Tensor& x_in, std::optional<std::int64_t> dim, bool keepdim) {
+  check_defined(x_in, "prod");
+  // prod is on autocast's float32 list (PyTorch 1.13's CPU list too): a product of many 16-bit
+  // factors leaves 16-bit range long before their float32 product does.
+  const Tensor x = autocast_to_float32(x_in);
   check_cpu(x, "prod");
-  check_defined(x, "prod");
   const auto mask = dim ? reduce_mask(x, {*dim}, "prod") : reduce_mask(x, {}, "prod");
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
   const Shape out_shape = reduced_shape(x.shape(), mask, dim ? keepdim : false);

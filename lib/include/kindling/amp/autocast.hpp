@@ -10,10 +10,11 @@
 ///     }
 ///     loss.backward();  // outside the region, as PyTorch recommends; weight gradients are float32
 ///
-/// PyTorch 1.13's lists: matmul, mm, linear and conv2d run in the autocast dtype; the losses
-/// run in float32; every other op runs in the dtype of its inputs. A weight is cast once per
-/// region (the outermost guard clears the cache when it ends). Guards nest: an inner
-/// `{.enabled = false}` turns autocast off for a scope, e.g. for a numerically sensitive part.
+/// PyTorch 1.13's lists: matmul, mm, linear and conv2d run in the autocast dtype; the losses,
+/// conv_transpose2d and prod run in float32; every other op runs in the dtype of its inputs. A
+/// weight is cast once per region (the outermost guard clears the cache when it ends). Guards
+/// nest: an inner `{.enabled = false}` turns autocast off for a scope, e.g. for a numerically
+/// sensitive part.
 ///
 /// As `torch.autocast(device_type)`, a guard is for one device type: the CPU (bfloat16 by
 /// default) or CUDA (float16 by default, chapter 8's 16-bit kernels). A CPU region leaves cuda
@@ -46,7 +47,7 @@ class AutocastGuard {
 
  private:
   DeviceType device_type_;
-  detail::AutocastState previous_;
+  kindling::detail::AutocastState previous_;  // qualified: kindling::amp::detail exists too
 };
 
 }  // namespace kindling::amp

@@ -13,8 +13,8 @@
 namespace kindling::data {
 
 /// The generator random transforms must use: the per-sample one set by a SampleGeneratorGuard on
-/// this thread, else kd::default_generator() (which is not thread-safe: do not call random
-/// transforms from your own threads without a guard).
+/// this thread, else kd::default_generator() (safe to share, but threads that draw from it take
+/// turns in an order nobody controls: from your own threads, use a guard to be reproducible).
 Generator& current_generator();
 
 /// Seed of the sample at `position` of an epoch whose base seed is `base_seed` (a SplitMix64 hash:

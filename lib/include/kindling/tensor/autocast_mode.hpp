@@ -4,7 +4,8 @@
 /// cuda tensors alone and the other way round), which the ops of every layer consult (the public
 /// guard is kd::amp::AutocastGuard). Under autocast an op of the lower-precision list (matmul,
 /// linear, conv2d) casts its float32 inputs to the autocast dtype of their device, and an op of the
-/// float32 list (the losses) casts its float16/bfloat16 inputs to float32, as torch.autocast does.
+/// float32 list (the losses, conv_transpose2d, prod) casts its float16/bfloat16 inputs to float32,
+/// as torch.autocast does.
 #include <cstdint>
 #include <functional>
 #include <memory>

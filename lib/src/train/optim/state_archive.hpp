@@ -7,8 +7,11 @@
 // torch.optim numbers them -- are written once, in save_state() and load_state() below.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,12 +91,57 @@ OptimizerState save_state(const std::vector<std::vector<Tensor>>& params, std::v
   return out;
 }
 
+/// Refuses a state dict with entries for more groups ("group.<g>.") or more parameters
+/// ("state.<i>.") than the optimizer has, as torch.optim refuses a different number of groups or
+/// parameters: reading only the entries that fit would silently resume a different model's run.
+inline void check_extent(const OptimizerState& in, std::size_t n_groups, std::size_t n_params,
+                         const char* optimizer) {
+  // The index after a "group." or "state." prefix, if the key has one ("group.3.lr" -> 3).
+  auto index_after = [](const std::string& key, const std::string& prefix) -> std::optional<std::size_t> {
+    if (key.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    std::size_t i = prefix.size(), value = 0;
+    if (i >= key.size() || key[i] < '0' || key[i] > '9') return std::nullopt;
+    for (; i < key.size() && key[i] >= '0' && key[i] <= '9'; ++i) {
+      if (value > (std::numeric_limits<std::size_t>::max() - 9) / 10) return std::numeric_limits<std::size_t>::max();
+      value = value * 10 + static_cast<std::size_t>(key[i] - '0');
+    }
+    return value;
+  };
+  std::size_t max_group = 0, max_param = 0;
+  bool extra_group = false, extra_param = false;
+  for (const auto& [key, value] : in) {
+    if (auto g = index_after(key, "group."); g && *g >= n_groups) {
+      extra_group = true;
+      max_group = std::max(max_group, *g);
+    }
+    if (auto i = index_after(key, "state."); i && *i >= n_params) {
+      extra_param = true;
+      max_param = std::max(max_param, *i);
+    }
+  }
+  if (extra_group) {
+    throw ValueError(std::string(optimizer) + ".load_state_dict: loaded state dict has a different number of "
+                     "parameter groups: it has entries for group " + std::to_string(max_group) +
+                     ", this optimizer has " + std::to_string(n_groups) + " group(s). Hint: build the optimizer "
+                     "with the same add_param_group calls as the one that saved the state.");
+  }
+  if (extra_param) {
+    throw ValueError(std::string(optimizer) + ".load_state_dict: loaded state dict holds state for parameter " +
+                     std::to_string(max_param) + " (counted across groups from 0), this optimizer has " +
+                     std::to_string(n_params) + " parameter(s). Hint: it was saved by an optimizer of a different "
+                     "model; build this one over the same parameters.");
+  }
+}
+
 /// load_state_dict(): everything is read and checked into copies first (each group's options
 /// through `validate`), so a bad entry leaves the optimizer exactly as it was.
 template <class Options, class State, class Group, class Param, class Validate>
 void load_state(const OptimizerState& in, const std::vector<std::vector<Tensor>>& params,
                 std::vector<Options>& options, std::vector<std::vector<State>>& state, Group group, Param param,
                 Validate validate, const char* optimizer) {
+  std::size_t n_params = 0;
+  for (const auto& g : params) n_params += g.size();
+  check_extent(in, params.size(), n_params, optimizer);
   std::vector<Options> new_options = options;
   std::vector<std::vector<State>> new_state = state;
   StateReader r(in, optimizer);
