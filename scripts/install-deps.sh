@@ -17,6 +17,8 @@ PACKAGES=(
   # oneDNN: the fast float32 GEMM for the layers' shapes (lib/src/tensor/gemm.cpp)
   libdnnl-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
+  # chapter 8's kernel emulator switches between GPU threads with Boost.Context (no system call)
+  libboost-context-dev
   # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
   catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev
   # the book: Doxygen -> Breathe -> Sphinx (MyST Markdown, furo theme), Graphviz pictures,

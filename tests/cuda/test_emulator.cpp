@@ -294,3 +294,26 @@ TEST_CASE("emulator: the launch record counts threads, barriers, shared memory a
   kc::emu::clear_launch_log();
   CHECK(kc::emu::launch_log().empty());
 }
+
+TEST_CASE("emulator: a thread runs without a switch until it reaches a barrier or a shuffle") {
+  // Switches are the emulator's cost: it hands the CPU to a thread once to start it and once after
+  // each wait. A kernel without barriers or shuffles runs each thread from start to end in one go.
+  kc::emu::clear_launch_log();
+  std::vector<float> a(1000, 1.0f), b(1000, 2.0f), c(1000);
+  KD_LAUNCH(add_kernel, dim3(4), dim3(256), Span<const float>(a.data(), 1000, "a"),
+            Span<const float>(b.data(), 1000, "b"), Span<float>(c.data(), 1000, "out"), 1000);
+  CHECK(kc::emu::launch_log().back().resumes == 1024);
+  // Each of the 9 barriers of the block reduction: every thread waits once.
+  std::vector<float> x(1024, 1.0f), out(4);
+  KD_LAUNCH(block_sum, dim3(4), dim3(256), Span<const float>(x.data(), 1024, "x"),
+            Span<float>(out.data(), 4, "out"));
+  CHECK(kc::emu::launch_log().back().resumes == 1024 * (1 + 9));
+  // Each of the 5 shuffles of a warp sum: 31 lanes wait, the last to arrive delivers and goes on.
+  std::vector<float> total(1, 0.0f);
+  KD_LAUNCH(warp_sum, dim3(1), dim3(64), Span<const float>(x.data(), 64, "x"),
+            Span<float>(total.data(), 1, "total"), 64);
+  CHECK(total[0] == 64.0f);
+  CHECK(kc::emu::launch_log().back().shuffles == 64 * 5);
+  CHECK(kc::emu::launch_log().back().resumes == 64 + 2 * 5 * 31);
+  kc::emu::clear_launch_log();
+}

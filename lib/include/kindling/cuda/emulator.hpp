@@ -7,8 +7,8 @@
 /// `kindling/cuda/kernel.hpp`. Under nvcc that header is CUDA itself; under g++ or clang it is this
 /// file, and `KD_LAUNCH(kernel, grid, block, args...)` runs the grid here: the blocks one after
 /// another, the threads of a block as cooperative fibers (one small stack each, switched with
-/// ucontext), so that a barrier really waits for every thread of its block and shared memory really
-/// is shared by them.
+/// Boost.Context), so that a barrier really waits for every thread of its block and shared memory
+/// really is shared by them.
 ///
 /// **It checks correctness, not speed.** A kernel runs here one thread at a time, far slower than on a GPU,
 /// and its timings say nothing about the GPU's. What it gives instead are checks a GPU does not make:
@@ -84,6 +84,8 @@ struct LaunchRecord {
   std::uint64_t threads = 0;         ///< threads started, over every block
   std::uint64_t barriers = 0;        ///< __syncthreads() calls, over every thread
   std::uint64_t shuffles = 0;        ///< warp shuffle calls, over every lane
+  std::uint64_t resumes = 0;         ///< times the scheduler handed the CPU to a thread (a thread
+                                     ///< that reaches no barrier or shuffle runs in one go: 1)
   std::size_t shared_bytes = 0;      ///< static shared memory of the block that used the most
   std::uint64_t global_reads = 0;    ///< elements read through a Span<const T>
   std::uint64_t global_accesses = 0; ///< elements reached through a Span<T> (writes, read-modify-writes)
@@ -98,8 +100,21 @@ struct GlobalCounts {
 };
 inline thread_local GlobalCounts t_global_counts;
 
+/// The thread running on this host thread (set by the scheduler at every switch; null between
+/// them and outside a kernel), and the serial number of the block running (0 outside a kernel).
+/// Inline state, so that `threadIdx` and a shared array's first-touch test cost a load, not a call:
+/// a kernel reads them in its innermost loops.
+inline thread_local const ThreadContext* t_current = nullptr;
+inline thread_local std::uint64_t t_block_serial = 0;
+/// Throws: `what` (threadIdx, ...) was used outside a kernel.
+[[noreturn]] void outside_kernel(const char* what);
+
 /// The current thread's context; throws when called outside a kernel.
-const ThreadContext& current();
+inline const ThreadContext& current() {
+  if (t_current == nullptr) [[unlikely]]
+    outside_kernel("threadIdx/blockIdx");
+  return *t_current;
+}
 /// True while a kernel runs (on this host thread).
 bool in_kernel();
 /// Stops the current thread with a KernelError naming the kernel, the thread and the block.
@@ -138,7 +153,7 @@ struct SharedInfo {
 /// Called by SharedArray on the first touch in a block: resets its records, counts its bytes.
 void shared_first_touch(const SharedInfo& info, std::uint64_t& stamp);
 /// The serial number of the block now running (0 outside a kernel).
-std::uint64_t block_serial();
+inline std::uint64_t block_serial() { return t_block_serial; }
 /// Checks and records a read / a write of element `flat` of a shared array.
 void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat);
 void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat);

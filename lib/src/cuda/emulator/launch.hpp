@@ -1,7 +1,7 @@
 #pragma once
 // The kernel emulator's state of one launch, shared by the scheduler (scheduler.cpp) and the
 // shared-memory checks (race_checker.cpp). Internal: kernels see only kindling/cuda/emulator.hpp.
-#include <ucontext.h>
+#include <boost/context/detail/fcontext.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,16 +18,22 @@ enum class State { Runnable, AtBarrier, AtShuffle, Done };
 // Thrown into a waiting thread when another thread of the launch failed: unwinds its stack.
 struct Unwind {};
 
-struct Fiber {
-  ucontext_t ctx{};
-  char* mapping = nullptr;  // guard page + stack
+// A GPU thread's stack: a guard page, then the stack. Stacks are mapped once and kept for the
+// process (scheduler.cpp, stack_pool): a launch borrows one per thread of its block.
+struct Stack {
+  char* mapping = nullptr;    // guard page + stack
   std::size_t mapping_bytes = 0;
+  char* low_water = nullptr;  // ASan: the deepest point of the stack seen at a switch
+};
+
+struct Fiber {
+  boost::context::detail::fcontext_t ctx = nullptr;  // where the thread resumes
+  Stack* stack = nullptr;
   ThreadContext tc;
   State state = State::Runnable;
   bool started = false;
   Site site;  // where it waits (barrier or shuffle)
   void* fake_stack = nullptr; // ASan's bookkeeping while switched out
-  char* low_water = nullptr;   // ASan: the deepest point of the stack seen at a switch
   // A pending shuffle.
   unsigned shfl_mask = 0;
   std::uint64_t shfl_bits = 0, shfl_result = 0;
@@ -41,7 +47,7 @@ struct Launch {
   dim3 grid, block;
   const std::function<void()>* body = nullptr;
   std::vector<Fiber> fibers;
-  ucontext_t scheduler{};
+  boost::context::detail::fcontext_t scheduler = nullptr;  // where a switched-out thread returns
   void* scheduler_fake_stack = nullptr;
   const void* scheduler_stack_bottom = nullptr;
   std::size_t scheduler_stack_size = 0;
@@ -57,7 +63,13 @@ struct Launch {
 /// The launch running on this host thread (null outside a kernel).
 extern thread_local Launch* g_launch;
 
-Launch& launch_or_throw(const char* what);
+/// The launch whose thread is running; throws when there is none (`what` was used outside a
+/// kernel). Inline: the race detector calls it on every shared-memory access.
+inline Launch& launch_or_throw(const char* what) {
+  if (g_launch == nullptr || g_launch->current == nullptr) [[unlikely]]
+    outside_kernel(what);
+  return *g_launch;
+}
 std::string str(const dim3& d);
 std::string launch_str(const Launch& l);
 std::string thread_str(const Fiber& f);

@@ -15,7 +15,6 @@ using detail::launch_or_throw;
 using detail::str;
 
 // ---- shared memory: bounds, first touch, the race detector ----------------------------------
-std::uint64_t block_serial() { return g_launch ? g_launch->block_serial : 0; }
 
 namespace {
 std::string shared_name(const SharedInfo& info) {

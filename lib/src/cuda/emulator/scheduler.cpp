@@ -1,21 +1,27 @@
 // The kernel emulator's scheduler: the threads of a block as cooperative fibers.
 //
-// A block's threads each get a fiber (a ucontext and a small mmap'ed stack with a guard page). The
-// scheduler resumes every runnable fiber in turn; a fiber runs until it finishes, reaches
-// __syncthreads() or a warp shuffle, and switches back. When no fiber can run, either every thread
-// left waits at the same barrier (the barrier opens: a new epoch for the race detector), or the
-// block is stuck and that is the kernel's bug (a barrier some threads never reach, a shuffle lane
-// that exited). The blocks of the grid run one after another, so the `static` variables that
-// `__shared__` declares here are exactly one block's shared memory.
+// A block's threads each get a fiber (a context and a small stack with a guard page). The scheduler
+// resumes every runnable fiber in turn; a fiber runs until it finishes, reaches __syncthreads() or a
+// warp shuffle, and switches back. A thread that reaches neither runs from start to end in one go.
+// When no fiber can run, either every thread left waits at the same barrier (the barrier opens: a
+// new epoch for the race detector), or the block is stuck and that is the kernel's bug (a barrier
+// some threads never reach, a shuffle lane that exited). The blocks of the grid run one after
+// another, so the `static` variables that `__shared__` declares here are exactly one block's shared
+// memory.
+//
+// A switch is Boost.Context's fcontext (jump_fcontext: a few registers saved and restored, no system
+// call). glibc's swapcontext also saves and restores the signal mask, a system call per switch: it
+// made chapter 8's programs spend half their time in the kernel. The stacks are mapped once and
+// reused by every block and launch (stack_pool), for the same reason.
 //
 // Under AddressSanitizer every switch is announced (__sanitizer_start/finish_switch_fiber), so ASan
 // knows which stack is live and its reports stay true.
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <new>
@@ -54,14 +60,12 @@ std::string thread_str(const Fiber& f) {
   return "thread " + str(f.tc.thread_idx) + " of block " + str(f.tc.block_idx);
 }
 
-Launch& launch_or_throw(const char* what) {
-  if (!g_launch || !g_launch->current)
-    throw Error(std::string(what) + " used outside a kernel: call it from a __global__ function "
-                "launched with KD_LAUNCH");
-  return *g_launch;
-}
-
 }  // namespace detail
+
+void outside_kernel(const char* what) {
+  throw Error(std::string(what) + " used outside a kernel: call it from a __global__ function "
+              "launched with KD_LAUNCH");
+}
 
 namespace {
 using namespace detail;
@@ -90,18 +94,21 @@ void record(Launch& l, std::string message) {
 }
 
 // ---- switching -----------------------------------------------------------------------------
+namespace bctx = boost::context::detail;
+
 void switch_to_scheduler(Launch& l, Fiber& f, bool dying) {
 #if defined(KINDLING_EMU_ASAN)
   // The frames live at a switch are the only ones that can leave ASan's poison behind (a frame
   // that returns clears its own); start_block clears from a little below the deepest of them.
   char here;
-  if (f.low_water == nullptr || &here < f.low_water) f.low_water = &here;
+  if (f.stack->low_water == nullptr || &here < f.stack->low_water) f.stack->low_water = &here;
   __sanitizer_start_switch_fiber(dying ? nullptr : &f.fake_stack, l.scheduler_stack_bottom,
                                  l.scheduler_stack_size);
 #else
   (void)dying;
 #endif
-  swapcontext(&f.ctx, &l.scheduler);
+  // Back to the scheduler; when it resumes this thread, it hands over its own context again.
+  l.scheduler = bctx::jump_fcontext(l.scheduler, nullptr).fctx;
 #if defined(KINDLING_EMU_ASAN)
   __sanitizer_finish_switch_fiber(f.fake_stack, nullptr, nullptr);
 #endif
@@ -109,14 +116,20 @@ void switch_to_scheduler(Launch& l, Fiber& f, bool dying) {
 
 void resume(Launch& l, Fiber& f) {
   l.current = &f;
+  t_current = &f.tc;
+  ++l.stats.resumes;
 #if defined(KINDLING_EMU_ASAN)
-  __sanitizer_start_switch_fiber(&l.scheduler_fake_stack, f.mapping + getpagesize(), kStackBytes);
+  __sanitizer_start_switch_fiber(&l.scheduler_fake_stack,
+                                 f.stack->mapping + (f.stack->mapping_bytes - kStackBytes),
+                                 kStackBytes);
 #endif
-  swapcontext(&l.scheduler, &f.ctx);
+  // The thread runs until it switches back: `fctx` is where it will resume next time.
+  f.ctx = bctx::jump_fcontext(f.ctx, nullptr).fctx;
 #if defined(KINDLING_EMU_ASAN)
   __sanitizer_finish_switch_fiber(l.scheduler_fake_stack, nullptr, nullptr);
 #endif
   l.current = nullptr;
+  t_current = nullptr;
 }
 
 // Waits (switched out) until the scheduler makes this fiber runnable again.
@@ -125,8 +138,10 @@ void wait(Launch& l, Fiber& f) {
   if (l.aborting) throw Unwind{};
 }
 
-void fiber_main() {
+// A thread's first frame. `from` is the scheduler, which has just resumed the thread.
+void fiber_main(bctx::transfer_t from) {
   Launch& l = *g_launch;
+  l.scheduler = from.fctx;
   Fiber& f = *l.current;
 #if defined(KINDLING_EMU_ASAN)
   __sanitizer_finish_switch_fiber(nullptr, &l.scheduler_stack_bottom, &l.scheduler_stack_size);
@@ -144,41 +159,39 @@ void fiber_main() {
     }
   }
   f.state = State::Done;
-  switch_to_scheduler(l, f, true);  // never resumed
+  switch_to_scheduler(l, f, true);  // never resumed (an fcontext function must not return)
 }
 
-void map_stacks(Launch& l, std::size_t n) {
-  l.fibers.resize(n);
+// The stacks, mapped on first need and kept for the process: mapping, protecting and unmapping 256
+// stacks per launch cost more than the kernels of chapter 8's programs (a system call each, and
+// the first touch of every fresh page faults). A deque keeps them where they are as it grows.
+// Guarded by g_launch_mutex (one launch at a time). Never freed: the pool holds at most 1024
+// stacks (the largest block), and only the pages a kernel's frames touched are resident.
+std::deque<Stack>& stack_pool() {
+  static auto* pool = new std::deque<Stack>;
+  return *pool;
+}
+
+void borrow_stacks(Launch& l, std::size_t n) {
+  std::deque<Stack>& pool = stack_pool();
   const std::size_t page = static_cast<std::size_t>(getpagesize());
-  for (Fiber& f : l.fibers) {
-    f.mapping_bytes = kStackBytes + page;
-    void* p = mmap(nullptr, f.mapping_bytes, PROT_READ | PROT_WRITE,
+  while (pool.size() < n) {
+    Stack s;
+    s.mapping_bytes = kStackBytes + page;
+    void* p = mmap(nullptr, s.mapping_bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw OutOfMemoryError("kernel emulator: cannot map a thread's stack");
-    f.mapping = static_cast<char*>(p);
-    mprotect(f.mapping, page, PROT_NONE);  // a stack overflow faults here instead of corrupting
+    s.mapping = static_cast<char*>(p);
+    mprotect(s.mapping, page, PROT_NONE);  // a stack overflow faults here instead of corrupting
+    pool.push_back(s);
   }
-}
-
-void unmap_stacks(Launch& l) {
-  for (Fiber& f : l.fibers)
-    if (f.mapping) munmap(f.mapping, f.mapping_bytes);
-  l.fibers.clear();
-}
-
-// A fresh context that starts in fiber_main on the fiber's own stack. (getcontext returns twice in
-// principle; kept out of start_block's loops so no loop variable lives across it.)
-[[gnu::noinline]] void make_fiber_context(Fiber& f, std::size_t page) {
-  getcontext(&f.ctx);
-  f.ctx.uc_stack.ss_sp = f.mapping + page;
-  f.ctx.uc_stack.ss_size = kStackBytes;
-  f.ctx.uc_link = nullptr;
-  makecontext(&f.ctx, fiber_main, 0);
+  l.fibers.resize(n);
+  for (std::size_t i = 0; i < n; ++i) l.fibers[i].stack = &pool[i];
 }
 
 void start_block(Launch& l, const dim3& bidx) {
-  const std::size_t page = static_cast<std::size_t>(getpagesize());
   l.block_serial = ++g_block_serial;
+  t_block_serial = l.block_serial;
   l.epoch = 1;
   l.shared_bytes = 0;
   l.stats.threads += l.fibers.size();
@@ -190,18 +203,22 @@ void start_block(Launch& l, const dim3& bidx) {
         f.tc = ThreadContext{dim3(x, y, z), bidx, l.block, l.grid, linear};
         f.state = State::Runnable;
         f.fake_stack = nullptr;
+        Stack& s = *f.stack;
+        char* const top = s.mapping + s.mapping_bytes;
 #if defined(KINDLING_EMU_ASAN)
-        // The last block's frames may have left poison on this stack: start clean. Only the part
-        // the last block reached (plus 16 KB for the switch's own frames): clearing all 512 KB of
-        // 256 fibers for every block made a SimpleNet step on the emulated device take minutes.
-        if (f.low_water != nullptr) {
-          char* const top = f.mapping + page + kStackBytes;
-          char* const from = std::max(f.mapping + page, f.low_water - 16384);
+        // The last block (of this launch or an earlier one) may have left poison on this stack:
+        // start clean. Only the part it reached (plus 16 KB for the switch's own frames):
+        // clearing all 512 KB of 256 fibers for every block made a SimpleNet step on the emulated
+        // device take minutes.
+        if (s.low_water != nullptr) {
+          char* const from = std::max(top - kStackBytes, s.low_water - 16384);
           __asan_unpoison_memory_region(from, static_cast<std::size_t>(top - from));
-          f.low_water = nullptr;
+          s.low_water = nullptr;
         }
 #endif
-        make_fiber_context(f, page);
+        // A fresh context that starts in fiber_main at the top of the stack (a few words written
+        // there, no system call).
+        f.ctx = bctx::make_fcontext(top, kStackBytes, fiber_main);
       }
 }
 
@@ -336,8 +353,6 @@ void log_launch(Launch& l) {
 
 }  // namespace
 
-const ThreadContext& current() { return launch_or_throw("threadIdx/blockIdx").current->tc; }
-
 bool in_kernel() { return g_launch && g_launch->current; }
 
 void fail(const std::string& what) {
@@ -361,7 +376,7 @@ void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>&
   l.stats.kernel = kernel;
   l.stats.grid = grid;
   l.stats.block = block;
-  map_stacks(l, std::size_t{block.x} * block.y * block.z);
+  borrow_stacks(l, std::size_t{block.x} * block.y * block.z);
   t_global_counts = GlobalCounts{};
   g_launch = &l;
   try {
@@ -374,13 +389,13 @@ void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>&
         }
   } catch (...) {
     g_launch = nullptr;
-    unmap_stacks(l);
+    t_block_serial = 0;
     if (l.error.empty()) l.error = "the emulator itself failed";
     log_launch(l);
     throw;
   }
   g_launch = nullptr;
-  unmap_stacks(l);
+  t_block_serial = 0;
   log_launch(l);
   if (!l.error.empty()) throw KernelError(l.error);
 }
