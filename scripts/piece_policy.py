@@ -371,6 +371,11 @@ def check_object(path: str, piece: str, piece_symbols: set[str] | None) -> list[
 # ---- the source and its preprocessed text --------------------------------------------------------------
 _INCLUDE = re.compile(r'^\s*#\s*(include|include_next|import|embed)\s*([<"])([^>"]*)[>"]', re.M)
 _HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\b|\b__has_embed\b")
+# Which compiler reads the file: chapter 8's kernels are compiled by nvcc too (lib/src/cuda/gpu/kernels.cu
+# includes the answer), outside the sandbox, and the preprocessed text checked here is g++'s. An answer
+# that branched on the compiler could show g++ one text and nvcc another, so it may not ask.
+_COMPILER_ID = re.compile(r"\b(?:__CUDACC\w*|__NVCC__|__CUDA_ARCH\w*|__NVCOMPILER\w*|__clang\w*|__GNUC\w*|__GNUG__|"
+                          r"__INTEL\w*|_MSC_VER|__EDG\w*)\b")
 _PRAGMA_OK = re.compile(r"^(?:once|GCC diagnostic\b|GCC unroll\b|GCC ivdep\b|unroll\b|omp simd\b|clang loop\b)")
 _ASM = re.compile(r"(?<![\w$])(?:asm|__asm|__asm__)(?![\w$])|\.incbin\b")
 _NS_STD = re.compile(r"\bnamespace\s+(?:std|__gnu_cxx|__cxxabiv1)\b")
@@ -440,6 +445,15 @@ def check_source(path: str, chapter_dir: str) -> list[Violation]:
         if _HAS_INCLUDE.search(code):
             out.append(Violation("sources", f"{rel} uses __has_include: an answer knows which headers it needs (and "
                                             f"may not probe the grading machine's files)"))
+        m = _COMPILER_ID.search(code)
+        if m:
+            out.append(Violation("sources", f"{rel} tests which compiler reads it ({m.group(0)}): an answer is the "
+                                            f"same code for every compiler (nvcc compiles chapter 8's kernels from "
+                                            f"the text g++ checked)"))
+        m = _ASM.search(_strip_comments_and_strings(code))
+        if m:
+            out.append(Violation("sources", f"{rel}: inline assembly ({m.group(0)}) in the answer's text: it can "
+                                            f"embed any file the compiler reads (.incbin)"))
         for m in _INCLUDE.finditer(code):
             kind, delim, name = m.group(1), m.group(2), m.group(3).strip()
             if kind != "include":

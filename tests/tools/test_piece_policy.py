@@ -131,6 +131,10 @@ def main() -> int:
                 ("abs.cpp", "#include </work/main/solutions/ch01/x.cpp>\n", "outside the answer's folder"),
                 ("cont.cpp", "#if __has_\\\ninclude(<x>)\n#endif\n", "__has_include"),
                 ("next.cpp", "#include_next <vector>\n", "#include_next"),
+                # nvcc compiles chapter 8's answers from the text g++ checked: no branch on the compiler
+                ("nvcc.cpp", '#ifdef __CUDACC__\nasm(".incbin \\"/etc/passwd\\"");\n#endif\n', "which compiler"),
+                ("arch.cpp", "#if defined(__CUDA_ARCH__)\nint x;\n#endif\n", "which compiler"),
+                ("asm.cpp", '#if 0\n__asm__(".incbin \\"x\\"");\n#endif\n', "inline assembly"),
                 ("fine.cpp", '#include <vector>\n#include "tensor/pieces.hpp"\n// #include "../x" in a comment\n', None)):
             (ch / name).write_text(text)
             v = [str(x) for x in piece_policy.check_source(str(ch / name), str(ch))]
