@@ -58,8 +58,11 @@ grep -q "was refused by the answer-file rules" "$work/calls.txt" || { cat "$work
 cp "$work"/tree/tests/grading/stubs/ch01/*.cpp "$work/tree/exercises/ch01/"
 
 # 5. the red-team suite on the handout: each attack copied over the stubs of exercises/, graded as the
-# learner's `make grade` does; none earns a point or leaks (run_redteam.py; the stubs are put back)
+# learner's `make grade` does; none earns a point or leaks (run_redteam.py; the stubs are put back).
+# One attack per class, and every attack on the compile step (where a handout differs from the full
+# tree: the learner's own build folder, ccache, no solutions/); the full tree runs them all (make test).
 /usr/bin/python3 "$root/tests/grading/redteam/run_redteam.py" --handout "$work/tree" --handout-build "$work/build" \
+  --only ctor_forge,incbin_replay,include_solution,ccache_poison,incbin_secret,nosandbox_read_unsandboxed,symlink_outputs,library_route,checker_links \
   > "$work/redteam.txt" 2>&1 || { cat "$work/redteam.txt"; fail "an attack of the red-team suite succeeded in the handout"; }
 tail -1 "$work/redteam.txt"
 
