@@ -10,7 +10,8 @@
 // Which kernel multiplies the bfloat16 matrices (oneDNN, or the float32 GEMM of the widened
 // operands on a CPU without bfloat16 instructions) is printed first: the answer depends on it.
 // Method (peer_process.hpp): interleaved repetitions, CPU time, the median of the paired ratios and
-// their interquartile range.
+// their interquartile range; PyTorch tuned, then as installed (bench_util.hpp: PeerSettings). Kindling's
+// bfloat16 lines carry the step's floor (floor.hpp), measured in the same run.
 #include <sys/stat.h>
 
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "bench_util.hpp"
+#include "floor.hpp"
 
 #ifndef KINDLING_BENCH_PEERS
 #define KINDLING_BENCH_PEERS ""
@@ -107,51 +109,87 @@ int main(int argc, char** argv) {
     }
   };
 
+  // The floor of the bfloat16 step: its products at the better of the raw float32 GEMM and Kindling's
+  // bfloat16 matmul on each shape (floor.hpp), its traffic at the STREAM rate.
+  bench::StepModel step_model = bench::simplenet_step(64, true);
+  step_model.bf16_gemm = [](const bench::GemmShape& g, bool quick) {
+    const kd::Tensor a = (g.trans_a ? kd::randn({g.K, g.M}) : kd::randn({g.M, g.K})).to(kd::kBFloat16);
+    const kd::Tensor b = (g.trans_b ? kd::randn({g.N, g.K}) : kd::randn({g.K, g.N})).to(kd::kBFloat16);
+    const kd::Tensor av = g.trans_a ? a.t() : a, bv = g.trans_b ? b.t() : b;
+    return bench::time_call(
+        [&] {
+          kd::Tensor y = av.matmul(bv);
+          asm volatile("" : : "r"(y.raw_data_ptr()) : "memory");
+        },
+        quick);
+  };
+  const bench::Floor floor = bench::measure_floor(step_model, opt.quick);
+
   const auto own = bench::interleave_local([&] { bf16.run(steps); }, [&] { fp32.run(steps); }, reps);
   if (!own) return 1;
   check("Kindling bf16 vs fp32", bf16.last, fp32.last);
-  bench::report_paired("P7", "bf16 autocast step vs fp32", *own, "kindling-bf16",
-                       "kindling-fp32");
+  bench::Sides own_sides;
+  own_sides.units = steps, own_sides.unit = "step", own_sides.floor_s = floor.total();
+  own_sides.peer_gemm = peers::gemm_backends();
+  bench::report_paired("P7", "bf16 autocast step vs fp32", *own, "kindling-bf16", "kindling-fp32", own_sides);
+  bench::print_floor("P7", floor, step_model.gemms.size());
 
   const std::string peer_script = std::string(KINDLING_BENCH_PEERS) + "/p7_pytorch.py";
-  bench::PeerProcess py;
-  if (!exists(peer_script) || !exists(KINDLING_PYTHON) ||
-      !py.start({KINDLING_PYTHON, peer_script, std::to_string(steps), std::to_string(warmup)})) {
-    std::fprintf(stderr, "amp_train: the PyTorch peer (%s) did not start\n", peer_script.c_str());
+  if (!exists(peer_script) || !exists(KINDLING_PYTHON)) {
+    std::fprintf(stderr, "amp_train: the PyTorch peer (%s) is missing\n", peer_script.c_str());
     return opt.quick ? (ok ? 0 : 1) : 1;
   }
-  bench::PeerRep last_bf16;
-  const auto vs_torch = bench::interleave_with(
-      [&] { bf16.run(steps); },
-      [&] {
-        auto rep = py.run("bf16");
-        if (rep) last_bf16 = *rep;
-        return rep;
-      },
-      reps);
-  if (!vs_torch) return 1;
-  check("Kindling bf16 vs PyTorch bf16", bf16.last, std::stod(last_bf16.extra.at("loss")));
-  bench::report_paired("P7", "bf16 autocast step vs PyTorch autocast", *vs_torch, "kindling",
-                       "pytorch-1.13");
+  for (const bench::PeerSettings& ps : bench::both_peer_settings()) {
+    bench::PeerProcess py;
+    if (!py.start({KINDLING_PYTHON, peer_script, std::to_string(steps), std::to_string(warmup)}, "", ps.env)) {
+      std::fprintf(stderr, "amp_train: the PyTorch peer (%s) did not start\n", peer_script.c_str());
+      return opt.quick ? (ok ? 0 : 1) : 1;
+    }
+    bench::PeerRep last_bf16;
+    const auto vs_torch = bench::interleave_with(
+        [&] { bf16.run(steps); },
+        [&] {
+          auto rep = py.run("bf16");
+          if (rep) last_bf16 = *rep;
+          return rep;
+        },
+        reps);
+    if (!vs_torch) return 1;
+    check("Kindling bf16 vs PyTorch bf16", bf16.last, std::stod(last_bf16.extra.at("loss")));
+    auto sides = bench::Sides::peer(ps, py.ready_line(), steps, "step");
+    sides.floor_s = floor.total();
+    bench::report_paired("P7", bench::titled("bf16 autocast step vs PyTorch autocast", ps), *vs_torch, "kindling",
+                         bench::peer_name("pytorch-1.13", ps), sides);
+    if (ps.mode != "tuned") continue;
 
-  // PyTorch against itself: both steps run in the peer, which times each; the same pairing.
-  std::vector<double> ratios, t16, t32;
-  for (int r = 0; r < reps + 1; ++r) {
-    const auto a = py.run("bf16"), b = py.run("fp32");
-    if (!a || !b) return 1;
-    if (r == 0) continue;  // a warm-up of each, as interleave_with does
-    t16.push_back(a->cpu_s);
-    t32.push_back(b->cpu_s);
-    ratios.push_back(b->cpu_s / a->cpu_s);
+    // PyTorch against itself (tuned): both steps run in the peer, which times each; the same pairing,
+    // alternating which goes first.
+    std::vector<double> ratios, t16, t32;
+    bench::Usage u16{0, 0, 0, true}, u32{0, 0, 0, true};
+    for (int r = 0; r < reps + 1; ++r) {
+      std::optional<bench::PeerRep> a, b;
+      if (r % 2 == 0) a = py.run("bf16"), b = py.run("fp32");
+      else b = py.run("fp32"), a = py.run("bf16");
+      if (!a || !b) return 1;
+      if (r == 0) continue;  // a warm-up of each, as interleave_with does
+      t16.push_back(a->cpu_s);
+      t32.push_back(b->cpu_s);
+      ratios.push_back(b->cpu_s / a->cpu_s);
+      u16 += a->usage, u32 += b->usage;
+    }
+    bench::Paired torch_own;
+    torch_own.reps = reps;
+    torch_own.ratio = bench::quantile(ratios, 0.5);
+    torch_own.lo = bench::quantile(ratios, 0.25);
+    torch_own.hi = bench::quantile(ratios, 0.75);
+    torch_own.kindling_s = bench::quantile(t16, 0.5);
+    torch_own.peer_s = bench::quantile(t32, 0.5);
+    torch_own.kindling_usage = u16, torch_own.peer_usage = u32;
+    auto own_torch = bench::Sides::peer(ps, py.ready_line(), steps, "step");
+    own_torch.first_gemm = own_torch.peer_gemm;  // both steps run in the peer
+    bench::report_paired("P7", "PyTorch's own bf16 autocast step vs its fp32", torch_own, "pytorch-bf16",
+                         "pytorch-fp32", own_torch);
   }
-  bench::Paired torch_own;
-  torch_own.ratio = bench::quantile(ratios, 0.5);
-  torch_own.lo = bench::quantile(ratios, 0.25);
-  torch_own.hi = bench::quantile(ratios, 0.75);
-  torch_own.kindling_s = bench::quantile(t16, 0.5);
-  torch_own.peer_s = bench::quantile(t32, 0.5);
-  bench::report_paired("P7", "PyTorch's own bf16 autocast step vs its fp32", torch_own, "pytorch-bf16",
-                       "pytorch-fp32");
   std::printf("  (times per repetition of %d steps; 1 thread; CPU time)\n", steps);
   std::fflush(stdout);
   return ok ? 0 : 1;

@@ -5,7 +5,9 @@
 // and still loosely at the end (float32 in different summation orders drifts a little under Adam).
 //
 // Timing: interleaved repetitions of `steps` steps each (peer_process.hpp), CPU time, the median of the
-// paired ratios. --quick: a few steps (the CTest smoke test); the peer is used only if it is built.
+// paired ratios; against the tuned peer, then against the peer as installed (bench_util.hpp), each line
+// with the step's floor (floor.hpp, measured in the same run). --quick: a few steps (the CTest smoke
+// test); the peer is used only if it is built.
 #include <sys/stat.h>
 
 #include <cmath>
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "bench_util.hpp"
+#include "floor.hpp"
 #include "peers/p6_cnn_setup.hpp"
 
 namespace kd = kindling;
@@ -53,6 +56,32 @@ struct CNN : kd::nn::Module {
   }
 };
 
+/// The CNN's step for the floor (floor.hpp): each convolution as its im2col product over the batch.
+bench::StepModel cnn_step() {
+  const std::int64_t B = p6::kBatch, P1 = B * 28 * 28, P2 = B * 14 * 14;  // output pixels of conv1, conv2
+  bench::StepModel m;
+  m.gemms = {
+      {"conv1 forward W1@cols", 32, P1, 9, false, false},
+      {"conv1 weight grad dY1@cols^T", 32, 9, P1, false, true},
+      {"conv2 forward W2@cols", 64, P2, 288, false, false},
+      {"conv2 weight grad dY2@cols^T", 64, 288, P2, false, true},
+      {"conv2 input grad W2^T@dY2", 288, P2, 64, true, false},
+      {"fc1 forward x@W3^T", B, 128, 3136, false, true},
+      {"fc1 weight grad g^T@x", 128, 3136, B, true, false},
+      {"fc1 input grad g@W3", B, 3136, 128, false, false},
+      {"fc2 forward h@W4^T", B, 10, 128, false, true},
+      {"fc2 weight grad g^T@h", 10, 128, B, true, false},
+      {"fc2 input grad g@W4", B, 128, 10, false, false},
+  };
+  for (const auto& spec : p6::params()) {
+    double n = 1;
+    for (auto d : spec.shape) n *= static_cast<double>(d);
+    m.parameters += n;
+  }
+  m.input_bytes = static_cast<double>(B) * 784 * 4;
+  return m;
+}
+
 bool exists(const std::string& path) {
   struct stat st {};
   return !path.empty() && stat(path.c_str(), &st) == 0;
@@ -90,41 +119,58 @@ int main(int argc, char** argv) {
   run(warmup);
   const double warm_loss = last;
 
+  const bench::StepModel step_model = cnn_step();
+  const bench::Floor floor = bench::measure_floor(step_model, opt.quick);
+
   const std::string peer_path = KINDLING_P6_PEER;
-  bench::PeerProcess peer;
-  if (!exists(peer_path) ||
-      !peer.start({peer_path, std::to_string(steps), std::to_string(warmup)})) {
+  if (!exists(peer_path)) {
     std::fprintf(stderr, "cnn_train: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  peer_path.empty() ? "LibTorch was not found at configure time" : peer_path.c_str());
     std::printf("BENCH P6 CNN train steps/s (1 thread): skipped (no LibTorch peer)\n");
     return opt.quick ? 0 : 1;  // `make bench` builds the peer, so a missing one there is a failure
   }
-  double peer_warm = std::nan("");
-  std::sscanf(peer.ready_line().c_str(), "ready loss=%lf", &peer_warm);
-  if (!p6::close(warm_loss, peer_warm, 1e-3)) {
-    std::fprintf(stderr, "cnn_train: after %d steps Kindling's loss is %.9g, LibTorch's %.9g\n", warmup, warm_loss,
-                 peer_warm);
-    return 1;
+  for (const bench::PeerSettings& ps : bench::both_peer_settings()) {
+    bench::PeerProcess peer;
+    if (!peer.start({peer_path, std::to_string(steps), std::to_string(warmup)}, "", ps.env)) {
+      std::fprintf(stderr, "cnn_train: the LibTorch peer %s did not start\n", peer_path.c_str());
+      return 1;
+    }
+    double peer_warm = std::nan("");
+    std::sscanf(peer.ready_line().c_str(), "ready loss=%lf", &peer_warm);
+    if (!p6::close(warm_loss, peer_warm, 1e-3)) {
+      std::fprintf(stderr, "cnn_train: after %d steps Kindling's loss is %.9g, LibTorch's %.9g\n", warmup, warm_loss,
+                   peer_warm);
+      return 1;
+    }
+    // Kindling's model has trained on since the warm-up; the peer starts again from it. Compare the losses
+    // after the same number of steps: Kindling's cursor and the peer's are in step only on the first pass.
+    const std::int64_t kd_start = cursor;
+    double peer_last = 0;
+    const auto paired = bench::interleave_with(
+        [&] { run(steps); },
+        [&] {
+          auto rep = peer.run();
+          if (rep) peer_last = std::stod(rep->extra["loss"]);
+          return rep;
+        },
+        reps);
+    if (!paired) return 1;
+    const int total = warmup + steps * (reps + 1);
+    if (kd_start == warmup && !p6::close(last, peer_last, 0.05)) {
+      std::fprintf(stderr, "cnn_train: after %d steps Kindling's loss is %.6g, LibTorch's %.6g\n", total, last,
+                   peer_last);
+      return 1;
+    }
+    auto sides = bench::Sides::peer(ps, peer.ready_line(), steps, "step");
+    sides.floor_s = floor.total();
+    bench::report_rate("P6", bench::titled("CNN train steps/s (1 thread)", ps), *paired, steps, "steps/s", "kindling",
+                       bench::peer_name("libtorch", ps), sides);
+    if (ps.mode == "tuned") {
+      bench::print_floor("P6", floor, step_model.gemms.size());
+      std::printf("  (%d interleaved repetitions of %d steps, CPU time; losses after %d steps: kindling %.4f, "
+                  "libtorch %.4f)\n",
+                  reps, steps, total, last, peer_last);
+    }
   }
-  double peer_last = 0;
-  const auto paired = bench::interleave_with(
-      [&] { run(steps); },
-      [&] {
-        auto rep = peer.run();
-        if (rep) peer_last = std::stod(rep->extra["loss"]);
-        return rep;
-      },
-      reps);
-  if (!paired) return 1;
-  const int total = warmup + steps * (reps + 1);
-  if (!p6::close(last, peer_last, 0.05)) {
-    std::fprintf(stderr, "cnn_train: after %d steps Kindling's loss is %.6g, LibTorch's %.6g\n", total, last,
-                 peer_last);
-    return 1;
-  }
-  bench::report_rate("P6", "CNN train steps/s (1 thread)", *paired, steps, "steps/s", "kindling", "libtorch");
-  std::printf("  (%d interleaved repetitions of %d steps, CPU time; losses after %d steps: kindling %.4f, "
-              "libtorch %.4f)\n",
-              reps, steps, total, last, peer_last);
   return 0;
 }

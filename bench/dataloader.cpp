@@ -11,6 +11,7 @@
 // Both sides sum every pixel of the epoch, which a flip does not change: the sums must agree.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -39,9 +40,12 @@ int main(int argc, char** argv) {
   std::iota(first.begin(), first.end(), std::int64_t{0});
   kd::data::Subset dataset(train, first);
 
-  bench::PeerProcess torch;
-  const bool have_torch =
-      torch.start({"/usr/bin/python3", KINDLING_BENCH_PEERS "/p5_pytorch.py", std::to_string(n)});
+  std::vector<std::pair<bench::PeerSettings, std::unique_ptr<bench::PeerProcess>>> torches;
+  for (const bench::PeerSettings& ps : bench::both_peer_settings()) {
+    auto proc = std::make_unique<bench::PeerProcess>();
+    if (proc->start({"/usr/bin/python3", KINDLING_BENCH_PEERS "/p5_pytorch.py", std::to_string(n)}, "", ps.env))
+      torches.emplace_back(ps, std::move(proc));
+  }
   int status = 0;
   for (auto w : workers) {
     const std::string what = "FashionMNIST loader (flip+ToTensor+Normalize, bs64, " + std::to_string(w) + " workers" +
@@ -53,33 +57,39 @@ int main(int argc, char** argv) {
       for (auto& [x, y] : loader) total += x.sum().template item<double>();
       mine = total;
     };
-    if (!have_torch) {
+    if (torches.empty()) {
       epoch();
       std::printf("BENCH P5 %s: skipped (no /usr/bin/python3 with torch)\n", what.c_str());
       continue;
     }
-    auto paired = bench::interleave_with(epoch, [&] {
-      auto rep = torch.run(std::to_string(w));
-      if (rep) theirs = std::stod(rep->extra["checksum"]);
-      return rep;
-    }, reps);
-    if (!paired) return 1;
-    if (std::abs(mine - theirs) > 1e-4 * std::abs(theirs)) {
-      std::fprintf(stderr, "P5: the epochs disagree: kindling sums every pixel to %.6f, pytorch to %.6f\n", mine,
-                   theirs);
-      status = 1;
+    for (auto& [ps, torch] : torches) {
+      auto paired = bench::interleave_with(epoch, [&] {
+        auto rep = torch->run(std::to_string(w));
+        if (rep) theirs = std::stod(rep->extra["checksum"]);
+        return rep;
+      }, reps);
+      if (!paired) return 1;
+      if (std::abs(mine - theirs) > 1e-4 * std::abs(theirs)) {
+        std::fprintf(stderr, "P5: the epochs disagree: kindling sums every pixel to %.6f, pytorch to %.6f\n", mine,
+                     theirs);
+        status = 1;
+      }
+      // With workers, PyTorch's work runs in child processes that its CPU time does not count:
+      // compare wall-clock time there (both sides use 2 workers on this machine's 2 cores).
+      if (w > 0) {
+        paired->ratio = paired->wall_ratio;
+        paired->lo = paired->wall_lo;
+        paired->hi = paired->wall_hi;
+        paired->kindling_s = paired->kindling_wall_s;
+        paired->peer_s = paired->peer_wall_s;
+      }
+      // Usage per batch; with workers, only the main processes' (PyTorch's workers are not counted).
+      auto sides = bench::Sides::peer(ps, torch->ready_line(), static_cast<double>((n + 63) / 64), "batch");
+      sides.kindling_gemm = false;
+      sides.peer_gemm = "";
+      bench::report_rate("P5", bench::titled(what, ps), *paired, static_cast<double>(n), "samples/s", "kindling",
+                         bench::peer_name("pytorch-1.13", ps), sides);
     }
-    // With workers, PyTorch's work runs in child processes that its CPU time does not count:
-    // compare wall-clock time there (both sides use 2 workers on this machine's 2 cores).
-    if (w > 0) {
-      paired->ratio = paired->wall_ratio;
-      paired->lo = paired->wall_lo;
-      paired->hi = paired->wall_hi;
-      paired->kindling_s = paired->kindling_wall_s;
-      paired->peer_s = paired->peer_wall_s;
-    }
-    bench::report_rate("P5", what, *paired, static_cast<double>(n), "samples/s",
-                       "kindling", "pytorch-1.13");
   }
   return status;
 }

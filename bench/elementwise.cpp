@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <kindling/tensor.hpp>
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   // STREAM's kernels, into the same ready buffer (the scalar is opaque so nothing folds it away).
   volatile float scalar_source = 3.0f;
   const float s = scalar_source;
-  const std::function<void()> triad = [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] + s * pb[i]; };
+  const std::function<void()> triad = [&] { bench::triad(po, pa, pb, s, kN); };  // bench_util.hpp
   const std::function<void()> copy = [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i]; };
 
   struct Op {
@@ -79,10 +80,15 @@ int main(int argc, char** argv) {
        [&] { for (std::int64_t i = 0; i < kN; ++i) po[i] = pa[i] > 0.0f ? pa[i] : 0.0f; }, 2, &copy, "copy"},
   };
 
-  bench::PeerProcess torch;
-  const bool have_torch =
-      torch.start({"/usr/bin/python3", "-c", kTorchScript, std::to_string(kN), std::to_string(iters)});
-  if (!have_torch) std::fprintf(stderr, "elementwise: no PyTorch peer (/usr/bin/python3 with torch)\n");
+  // PyTorch tuned and as installed (bench_util.hpp: PeerSettings): a 16 MB result is above glibc's
+  // mmap threshold, so the peer as installed gets it from the kernel, page by page, at every call.
+  std::vector<std::pair<bench::PeerSettings, std::unique_ptr<bench::PeerProcess>>> torches;
+  for (const bench::PeerSettings& ps : bench::both_peer_settings()) {
+    auto proc = std::make_unique<bench::PeerProcess>();
+    if (proc->start({"/usr/bin/python3", "-c", kTorchScript, std::to_string(kN), std::to_string(iters)}, "", ps.env))
+      torches.emplace_back(ps, std::move(proc));
+  }
+  const bool have_torch = !torches.empty();
   for (const Op& op : ops) {
     // Same answer first.
     op.loop();
@@ -109,8 +115,10 @@ int main(int argc, char** argv) {
       return p;
     };
     const auto vs_loop = bench::interleave_local(k, l, reps);
+    bench::Sides local;  // both sides in this process
+    local.units = iters, local.unit = "call", local.kindling_gemm = false;
     bench::report_paired("P3", std::string(op.name) + " 4M float32 vs plain loop", per_call(*vs_loop), "kindling",
-                         "loop");
+                         "loop", local);
     auto stream = [&] {
       for (int i = 0; i < iters; ++i) {
         (*op.limit)();
@@ -129,10 +137,14 @@ int main(int argc, char** argv) {
                   op.name);
       continue;
     }
-    const auto vs_torch = bench::interleave(k, torch, reps, op.name);
-    if (!vs_torch) return 1;
-    bench::report_paired("P3", std::string(op.name) + " 4M float32 vs pytorch", per_call(*vs_torch), "kindling",
-                         "pytorch-1.13");
+    for (auto& [ps, torch] : torches) {
+      const auto vs_torch = bench::interleave(k, *torch, reps, op.name);
+      if (!vs_torch) return 1;
+      auto sides = bench::Sides::peer(ps, torch->ready_line(), iters, "call");
+      sides.kindling_gemm = false;
+      bench::report_paired("P3", bench::titled(std::string(op.name) + " 4M float32 vs pytorch", ps),
+                           per_call(*vs_torch), "kindling", bench::peer_name("pytorch-1.13", ps), sides);
+    }
   }
   return 0;
 }

@@ -61,7 +61,9 @@ void run(const Case& c, const bench::Options& opt) {
   bench::Paired per_call = *paired;  // the figures per product, the ratios as measured
   per_call.kindling_s /= iters;
   per_call.peer_s /= iters;
-  bench::report_paired("P2", std::string("matmul ") + c.what, per_call, "kindling", "cblas_sgemm");
+  bench::Sides sides;  // both sides in this process: the same libraries
+  sides.units = iters, sides.unit = "call", sides.peer_gemm = peers::gemm_backends();
+  bench::report_paired("P2", std::string("matmul ") + c.what, per_call, "kindling", "cblas_sgemm", sides);
 }
 
 }  // namespace

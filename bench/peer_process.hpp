@@ -7,13 +7,19 @@
 // repetition of each and taking the ratio of each *pair* compares the two under the same load. The
 // reported ratio is the median of the paired ratios, with their interquartile range as the spread.
 // Both sides time CPU time (of the process: one thread each), which leaves out the time other
-// programs held the core.
+// programs held the core. Which side runs first alternates from pair to pair, so neither always
+// inherits the caches (or the frequency) the other left behind.
+//
+// Each side's user and system CPU time and minor page faults are counted too (getrusage here, the
+// peer's /proc/<pid>/stat around each request): a peer that spends its time in the kernel faulting in
+// pages its allocator returned to the OS is visible on the line, not hidden in a ratio.
 //
 // The peer protocol (one line each way per request):
 //   peer -> "ready"                              after its set-up (imports, data, warm-up)
 //   us   -> "run"                                the peer runs one repetition of the work
 //   peer -> "cpu=<seconds> wall=<seconds> [key=value ...]"
 //   us   -> "quit"
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,18 +48,62 @@ inline double wall_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+/// User and system CPU seconds and minor page faults (a process's, or the difference of two readings).
+struct Usage {
+  double user_s = 0, sys_s = 0, minflt = 0;
+  bool known = false;
+  Usage operator-(const Usage& o) const { return {user_s - o.user_s, sys_s - o.sys_s, minflt - o.minflt, known && o.known}; }
+  Usage& operator+=(const Usage& o) {
+    user_s += o.user_s, sys_s += o.sys_s, minflt += o.minflt;
+    known = known && o.known;
+    return *this;
+  }
+};
+
+/// This process's usage so far (all its threads).
+inline Usage self_usage() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return {sec(ru.ru_utime), sec(ru.ru_stime), static_cast<double>(ru.ru_minflt), true};
+}
+
+/// Another process's usage so far, from /proc/<pid>/stat (minflt, utime and stime: fields 10, 14 and 15,
+/// the times in clock ticks; per repetition they are coarse, summed over the repetitions they are not).
+inline Usage process_usage(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return {};
+  char buf[1024] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
+  const std::string line(buf, n);
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return {};
+  std::istringstream rest(line.substr(close + 2));
+  std::vector<std::string> fields;  // fields[0] is field 3 (state)
+  for (std::string w; rest >> w && fields.size() < 14;) fields.push_back(w);
+  if (fields.size() < 13) return {};
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return {std::stod(fields[11]) / tick, std::stod(fields[12]) / tick, std::stod(fields[7]), true};
+}
+
 /// One repetition's result, as a peer reports it.
 struct PeerRep {
   double cpu_s = 0, wall_s = 0;
+  Usage usage;                               // measured around the request (PeerProcess::run)
   std::map<std::string, std::string> extra;  // anything else the peer printed as key=value
 };
 
 /// A peer process talking the protocol above over its stdin/stdout.
 class PeerProcess {
  public:
-  /// Starts `argv` (argv[0] is the program); `stdin_text` is written first (inputs the peer reads
+  /// Starts `argv` (argv[0] is the program) with `env` added to its environment (the allocator
+  /// settings of bench_util.hpp's PeerSettings); `stdin_text` is written first (inputs the peer reads
   /// before it prints "ready"). Returns false (and says why on stderr) if the peer cannot start.
-  bool start(const std::vector<std::string>& argv, const std::string& stdin_text = "") {
+  bool start(const std::vector<std::string>& argv, const std::string& stdin_text = "",
+             const std::vector<std::pair<std::string, std::string>>& env = {}) {
     int to_child[2], from_child[2];
     if (pipe(to_child) != 0 || pipe(from_child) != 0) return false;
     pid_ = fork();
@@ -63,6 +113,7 @@ class PeerProcess {
       dup2(from_child[1], 1);
       close(to_child[1]);
       close(from_child[0]);
+      for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
       std::vector<char*> args;
       for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
       args.push_back(nullptr);
@@ -94,10 +145,12 @@ class PeerProcess {
   std::optional<PeerRep> run(const std::string& what = "") {
     if (!in_) return std::nullopt;
     const std::string request = what.empty() ? "run\n" : "run " + what + "\n";
+    const Usage before = process_usage(pid_);
     std::fputs(request.c_str(), in_);
     std::fflush(in_);
     const std::string line = read_line();
     PeerRep rep;
+    rep.usage = process_usage(pid_) - before;
     std::istringstream words(line);
     std::string word;
     bool have_cpu = false;
@@ -117,6 +170,7 @@ class PeerProcess {
   }
 
   const std::string& ready_line() const { return ready_line_; }
+  pid_t pid() const { return pid_; }
 
   void stop() {
     if (in_) {
@@ -159,6 +213,7 @@ struct Paired {
   double peer_wall_s = 0;
   double wall_ratio = 0, wall_lo = 0, wall_hi = 0;  // the same from wall-clock time (work in child processes)
   int reps = 0;
+  Usage kindling_usage, peer_usage;  // user, system and page faults summed over the timed repetitions
 };
 
 // Not inlined: inlined into a caller's loop, GCC 12 reports a false -Wfree-nonheap-object on the copy.
@@ -179,12 +234,26 @@ std::optional<Paired> interleave_with(F&& kindling, P&& peer, int reps) {
   kindling();
   if (!peer()) return std::nullopt;
   std::vector<double> k_cpu, p_cpu, k_wall, p_wall, ratios, wall_ratios;
+  Usage k_use{0, 0, 0, true}, p_use{0, 0, 0, true};
   for (int r = 0; r < reps; ++r) {
-    const double c0 = cpu_seconds(), w0 = wall_seconds();
-    kindling();
-    const double kc = cpu_seconds() - c0, kw = wall_seconds() - w0;
-    const auto p = peer();
+    double kc = 0, kw = 0;
+    auto time_kindling = [&] {
+      const Usage u0 = self_usage();
+      const double c0 = cpu_seconds(), w0 = wall_seconds();
+      kindling();
+      kc = cpu_seconds() - c0, kw = wall_seconds() - w0;
+      k_use += self_usage() - u0;
+    };
+    std::optional<PeerRep> p;
+    if (r % 2 == 0) {  // alternate which side goes first
+      time_kindling();
+      p = peer();
+    } else {
+      p = peer();
+      if (p) time_kindling();
+    }
     if (!p) return std::nullopt;
+    p_use += p->usage;
     k_cpu.push_back(kc);
     k_wall.push_back(kw);
     p_cpu.push_back(p->cpu_s);
@@ -194,6 +263,8 @@ std::optional<Paired> interleave_with(F&& kindling, P&& peer, int reps) {
   }
   Paired out;
   out.reps = reps;
+  out.kindling_usage = k_use;
+  out.peer_usage = p_use;
   out.wall_ratio = quantile(wall_ratios, 0.5);
   out.wall_lo = quantile(wall_ratios, 0.25);
   out.wall_hi = quantile(wall_ratios, 0.75);
@@ -219,11 +290,13 @@ std::optional<Paired> interleave_local(F&& kindling, G&& peer, int reps) {
   return interleave_with(
       kindling,
       [&]() -> std::optional<PeerRep> {
+        const Usage u0 = self_usage();
         const double c0 = cpu_seconds(), w0 = wall_seconds();
         peer();
         PeerRep rep;
         rep.cpu_s = cpu_seconds() - c0;
         rep.wall_s = wall_seconds() - w0;
+        rep.usage = self_usage() - u0;
         return rep;
       },
       reps);

@@ -1,8 +1,9 @@
 // P1: the seed's SimpleNet (784-128-10, ReLU), Adam lr 1e-3, CrossEntropyLoss, batches of 32 taken in
 // order from Fashion-MNIST in memory, 1 thread: training steps per second of Kindling vs LibTorch 1.13
 // (bench/peers/p1_libtorch.cpp) and PyTorch 1.13 (bench/peers/p1_pytorch.py), on identical work in the
-// same run; the same with both cores, each framework at its best thread count; and the peak resident
-// memory of Kindling vs LibTorch (M1).
+// same run; the same with both cores, each framework at its best thread count; and the resident memory
+// of Kindling vs LibTorch (M1). Every comparison runs against the tuned peer, then against the peer as
+// installed (bench_util.hpp: PeerSettings); every 1-thread line carries the step's floor (floor.hpp).
 //
 // Every side does a warm-up, then repetitions of `steps` steps of zero_grad -> forward -> loss ->
 // backward -> step -> loss.item(), interleaved with the peer's (peer_process.hpp): CPU time, the median
@@ -11,7 +12,10 @@
 //
 // M1 runs each framework again in a fresh process (this program with --m1-child, the LibTorch peer
 // with P1_DATA=u8) that holds the images as uint8, as a Dataset does, and converts each batch to
-// float as it is taken: the same data, loaded the same way, so the peaks compare the frameworks.
+// float as it is taken: the same data, loaded the same way, so the peaks compare the frameworks. It
+// reports the peak (VmHWM), and apart the anonymous memory (RssAnon: heap, tensors, caches) and the
+// file-backed memory (RssFile: mostly the shared libraries' code), and how much the anonymous memory
+// grew while training (from the end of the warm-up to the end of the timed steps).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +29,8 @@
 #include <thread>
 
 #include "bench_util.hpp"
+#include "floor.hpp"
+#include "peers/proc_status.hpp"
 
 #ifndef KINDLING_P1_PEER
 #define KINDLING_P1_PEER ""
@@ -113,14 +119,16 @@ int m1_child(int steps, int warmup) {
   };
   Trainer<decltype(batch)> t(batch, train.targets());
   t.run(warmup);
-  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld\n", data_rss, lib_rss);
+  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld anon_kb=%ld file_kb=%ld\n", data_rss, lib_rss,
+              peers::proc_status_kb("RssAnon"), peers::proc_status_kb("RssFile"));
   std::fflush(stdout);
   char line[64];
   while (std::fgets(line, sizeof line, stdin) && std::string(line) == "run\n") {
     const double c0 = bench::cpu_seconds(), w0 = bench::wall_seconds();
     t.run(steps);
-    std::printf("cpu=%.9g wall=%.9g loss=%.9g rss_kb=%ld\n", bench::cpu_seconds() - c0, bench::wall_seconds() - w0,
-                t.last, self_peak_rss_kb());
+    std::printf("cpu=%.9g wall=%.9g loss=%.9g rss_kb=%ld anon_kb=%ld file_kb=%ld\n", bench::cpu_seconds() - c0,
+                bench::wall_seconds() - w0, t.last, self_peak_rss_kb(), peers::proc_status_kb("RssAnon"),
+                peers::proc_status_kb("RssFile"));
     std::fflush(stdout);
   }
   return 0;
@@ -158,13 +166,15 @@ int main(int argc, char** argv) {
   auto run = [&](int count) { trainer.run(count); };
   run(warmup);  // like the peers
 
+  // The floor of this step (floor.hpp), measured now, on this CPU.
+  const bench::StepModel model = bench::simplenet_step(32, false);
+  const bench::Floor floor = bench::measure_floor(model, opt.quick);
+
   const std::string libtorch = KINDLING_P1_PEER;
   const std::string python_peer = std::string(KINDLING_BENCH_PEERS) + "/p1_pytorch.py";
   const std::vector<std::string> args = {std::to_string(steps), std::to_string(warmup)};
-  bench::PeerProcess lt, py;
-  const bool have_libtorch = exists(libtorch) && lt.start({libtorch, args[0], args[1]});
-  const bool have_python =
-      exists(python_peer) && exists(KINDLING_PYTHON) && py.start({KINDLING_PYTHON, python_peer, args[0], args[1]});
+  const bool have_libtorch = exists(libtorch);
+  const bool have_python = exists(python_peer) && exists(KINDLING_PYTHON);
   if (!have_libtorch) {
     std::fprintf(stderr, "training: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  libtorch.empty() ? "LibTorch was not found at configure time" : libtorch.c_str());
@@ -196,83 +206,123 @@ int main(int argc, char** argv) {
     }
     return paired;
   };
-  if (have_libtorch) {
-    std::sscanf(lt.ready_line().c_str(), "ready data_rss_kb=%ld", &lt_data_rss);
-    const auto p = timed([&] { run(steps); }, lt, "LibTorch", &lt_rss, reps);
-    if (!p) return 1;
-    bench::report_rate("P1", "SimpleNet train steps/s (1 thread)", *p, steps, "steps/s", "kindling", "libtorch");
+  bool floor_printed = false;
+  for (const bench::PeerSettings& ps : bench::both_peer_settings()) {
+    const bool tuned = ps.mode == "tuned";
+    if (have_libtorch) {
+      bench::PeerProcess lt;
+      if (!lt.start({libtorch, args[0], args[1]}, "", ps.env)) return 1;
+      if (tuned) std::sscanf(lt.ready_line().c_str(), "ready data_rss_kb=%ld", &lt_data_rss);
+      const auto p = timed([&] { run(steps); }, lt, "LibTorch", tuned ? &lt_rss : nullptr, reps);
+      if (!p) return 1;
+      auto sides = bench::Sides::peer(ps, lt.ready_line(), steps, "step");
+      sides.floor_s = floor.total();
+      bench::report_rate("P1", bench::titled("SimpleNet train steps/s (1 thread)", ps), *p, steps, "steps/s",
+                         "kindling", bench::peer_name("libtorch", ps), sides);
+      if (!floor_printed) bench::print_floor("P1", floor, model.gemms.size()), floor_printed = true;
+    }
+    if (have_python) {
+      bench::PeerProcess py;
+      if (!py.start({KINDLING_PYTHON, python_peer, args[0], args[1]}, "", ps.env)) return 1;
+      const auto p = timed([&] { run(steps); }, py, "PyTorch", nullptr, reps);
+      if (!p) return 1;
+      auto sides = bench::Sides::peer(ps, py.ready_line(), steps, "step");
+      sides.floor_s = floor.total();
+      bench::report_rate("P1", bench::titled("SimpleNet train steps/s vs PyTorch (1 thread)", ps), *p, steps,
+                         "steps/s", "kindling", bench::peer_name("pytorch-1.13", ps), sides);
+      if (!floor_printed) bench::print_floor("P1", floor, model.gemms.size()), floor_printed = true;
+    }
   }
-  if (have_python) {
-    const auto p = timed([&] { run(steps); }, py, "PyTorch", nullptr, reps);
-    if (!p) return 1;
-    bench::report_rate("P1", "SimpleNet train steps/s vs PyTorch (1 thread)", *p, steps, "steps/s", "kindling",
-                       "pytorch-1.13");
-  }
-  lt.stop();
-  py.stop();
 
   // P1 on both cores: each framework at its best thread count (1 or 2, chosen by a short wall-clock
   // trial), then the same interleaved comparison in wall-clock time.
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (have_libtorch && cores >= 2) {
-    int best_kd = 1, best_lt = 1;
-    double best_kd_s = 1e300, best_lt_s = 1e300;
-    std::map<int, std::unique_ptr<bench::PeerProcess>> peers;
-    for (int t : {1, 2}) {
-      kd::set_num_threads(t);
-      const double w0 = bench::wall_seconds();
-      for (int r = 0; r < 3; ++r) run(steps);
-      if (const double s = bench::wall_seconds() - w0; s < best_kd_s) best_kd_s = s, best_kd = t;
-      ScopedEnv threads("P1_THREADS", std::to_string(t)), omp("OMP_NUM_THREADS", std::to_string(t));
-      auto peer = std::make_unique<bench::PeerProcess>();
-      if (!peer->start({libtorch, args[0], args[1]})) return 1;
-      double s = 0;
-      for (int r = 0; r < 3; ++r) {
-        const auto rep = peer->run();
-        if (!rep) return 1;
-        s += rep->wall_s;
+    for (const bench::PeerSettings& ps : bench::both_peer_settings()) {
+      int best_kd = 1, best_lt = 1;
+      double best_kd_s = 1e300, best_lt_s = 1e300;
+      std::map<int, std::unique_ptr<bench::PeerProcess>> peers;
+      for (int t : {1, 2}) {
+        kd::set_num_threads(t);
+        const double w0 = bench::wall_seconds();
+        for (int r = 0; r < 3; ++r) run(steps);
+        if (const double s = bench::wall_seconds() - w0; s < best_kd_s) best_kd_s = s, best_kd = t;
+        ScopedEnv threads("P1_THREADS", std::to_string(t)), omp("OMP_NUM_THREADS", std::to_string(t));
+        auto peer = std::make_unique<bench::PeerProcess>();
+        if (!peer->start({libtorch, args[0], args[1]}, "", ps.env)) return 1;
+        double s = 0;
+        for (int r = 0; r < 3; ++r) {
+          const auto rep = peer->run();
+          if (!rep) return 1;
+          s += rep->wall_s;
+        }
+        if (s < best_lt_s) best_lt_s = s, best_lt = t;
+        peers[t] = std::move(peer);
       }
-      if (s < best_lt_s) best_lt_s = s, best_lt = t;
-      peers[t] = std::move(peer);
+      kd::set_num_threads(best_kd);
+      auto p = timed([&] { run(steps); }, *peers[best_lt], "LibTorch", nullptr, opt.quick ? 3 : 11);
+      if (!p) return 1;
+      char what[160], who_kd[64], who_lt[64];
+      std::snprintf(what, sizeof what, "SimpleNet train steps/s (%d cores, each at its best thread count)", cores);
+      std::snprintf(who_kd, sizeof who_kd, "kindling (%d thread%s)", best_kd, best_kd == 1 ? "" : "s");
+      std::snprintf(who_lt, sizeof who_lt, "%s (%d thread%s)", bench::peer_name("libtorch", ps).c_str(), best_lt,
+                    best_lt == 1 ? "" : "s");
+      // Wall-clock time here: CPU time would count the second core's work against the framework using it.
+      p->ratio = p->wall_ratio, p->lo = p->wall_lo, p->hi = p->wall_hi;
+      p->kindling_s = p->kindling_wall_s, p->peer_s = p->peer_wall_s;
+      bench::report_rate("P1", bench::titled(what, ps), *p, steps, "steps/s", who_kd, who_lt,
+                         bench::Sides::peer(ps, peers[best_lt]->ready_line(), steps, "step"));
+      kd::set_num_threads(1);
     }
-    kd::set_num_threads(best_kd);
-    const auto p = timed([&] { run(steps); }, *peers[best_lt], "LibTorch", nullptr, opt.quick ? 3 : 11);
-    if (!p) return 1;
-    std::printf("BENCH P1 SimpleNet train steps/s (%d cores, each at its best thread count): ratio=%.3f "
-                "(kindling %.0f steps/s on %d thread%s vs libtorch %.0f steps/s on %d thread%s) spread=[%.3f..%.3f]\n",
-                cores, p->wall_ratio, steps / p->kindling_wall_s, best_kd, best_kd == 1 ? "" : "s",
-                steps / p->peer_wall_s, best_lt, best_lt == 1 ? "" : "s", p->wall_lo, p->wall_hi);
-    std::fflush(stdout);
-    kd::set_num_threads(1);
   }
 
-  // M1: peak resident memory, each framework in a fresh process holding the uint8 images and
-  // converting each batch as it is taken (see the top of this file): the peer's peak over Kindling's.
+  // M1: resident memory, each framework in a fresh process holding the uint8 images and converting
+  // each batch as it is taken (see the top of this file); the peer tuned, then as installed.
   if (have_libtorch) {
-    bench::PeerProcess kd_m1, lt_m1;
     const std::string self = std::string("/proc/self/exe");
     char exe[4096] = {};
     const ssize_t len = readlink(self.c_str(), exe, sizeof exe - 1);
     if (len <= 0) return 1;
     ScopedEnv data_mode("P1_DATA", "u8");
-    if (!kd_m1.start({exe, "--m1-child", args[0], args[1]}) || !lt_m1.start({libtorch, args[0], args[1]})) return 1;
-    long kd_data = 0, kd_lib = 0, lt_data = 0, lt_lib = 0;
-    std::sscanf(kd_m1.ready_line().c_str(), "ready data_rss_kb=%ld lib_rss_kb=%ld", &kd_data, &kd_lib);
-    std::sscanf(lt_m1.ready_line().c_str(), "ready data_rss_kb=%ld lib_rss_kb=%ld", &lt_data, &lt_lib);
-    bench::PeerRep kd_rep, lt_rep;
-    for (int r = 0; r < (opt.quick ? 1 : 3); ++r) {
-      const auto a = kd_m1.run();
-      const auto b = lt_m1.run();
-      if (!a || !b) return 1;
-      kd_rep = *a, lt_rep = *b;
+    for (const bench::PeerSettings& ps : bench::both_peer_settings()) {
+      bench::PeerProcess kd_m1, lt_m1;
+      if (!kd_m1.start({exe, "--m1-child", args[0], args[1]}) || !lt_m1.start({libtorch, args[0], args[1]}, "", ps.env))
+        return 1;
+      auto ready = [](const bench::PeerProcess& p, const char* key) {
+        const std::string v = bench::ready_value(p.ready_line(), key);
+        return v.empty() ? 0.0 : std::stod(v);
+      };
+      bench::PeerRep kd_rep, lt_rep;
+      const int m1_reps = opt.quick ? 1 : 3;
+      for (int r = 0; r < m1_reps; ++r) {
+        // Alternate which goes first, as everywhere (here it only matters to the machine's load).
+        std::optional<bench::PeerRep> a, b;
+        if (r % 2 == 0) a = kd_m1.run(), b = lt_m1.run();
+        else b = lt_m1.run(), a = kd_m1.run();
+        if (!a || !b) return 1;
+        kd_rep = *a, lt_rep = *b;
+      }
+      check("LibTorch (M1)", std::stod(kd_rep.extra.at("loss")), lt_rep);
+      auto at_end = [](const bench::PeerRep& r, const char* key) { return std::stod(r.extra.at(key)); };
+      const double kd_peak = at_end(kd_rep, "rss_kb"), lt_peak = at_end(lt_rep, "rss_kb");
+      const std::string lt_name = bench::peer_name("libtorch", ps);
+      static const std::string cpu = bench::cpu_model();
+      std::printf("BENCH M1 %s: ratio=%.3f (kindling %.1f MB vs %s %.1f MB; before the data %.1f vs %.1f MB; with "
+                  "the data %.1f vs %.1f MB) | cpu=\"%s\" alloc=%s peer=%s\n",
+                  bench::titled("peak RSS SimpleNet training (uint8 images, batches converted as taken)", ps).c_str(),
+                  lt_peak / kd_peak, kd_peak / 1024.0, lt_name.c_str(), lt_peak / 1024.0, ready(kd_m1, "lib_rss_kb") / 1024.0,
+                  ready(lt_m1, "lib_rss_kb") / 1024.0, ready(kd_m1, "data_rss_kb") / 1024.0,
+                  ready(lt_m1, "data_rss_kb") / 1024.0, cpu.c_str(), ps.alloc.c_str(), ps.mode.c_str());
+      // Anonymous memory is what the framework allocated; file-backed memory is mostly its libraries' code.
+      const double kd_anon = at_end(kd_rep, "anon_kb"), lt_anon = at_end(lt_rep, "anon_kb");
+      const int trained = m1_reps * steps;
+      std::printf("BENCH M1 %s: ratio=%.3f (kindling %.1f MB vs %s %.1f MB; file-backed %.1f vs %.1f MB; anonymous "
+                  "growth over %d training steps after the warm-up %+.1f vs %+.1f MB) | cpu=\"%s\" alloc=%s peer=%s\n",
+                  bench::titled("anonymous RSS SimpleNet training (RssAnon at the end)", ps).c_str(), lt_anon / kd_anon,
+                  kd_anon / 1024.0, lt_name.c_str(), lt_anon / 1024.0, at_end(kd_rep, "file_kb") / 1024.0,
+                  at_end(lt_rep, "file_kb") / 1024.0, trained, (kd_anon - ready(kd_m1, "anon_kb")) / 1024.0,
+                  (lt_anon - ready(lt_m1, "anon_kb")) / 1024.0, cpu.c_str(), ps.alloc.c_str(), ps.mode.c_str());
     }
-    check("LibTorch (M1)", std::stod(kd_rep.extra.at("loss")), lt_rep);
-    const double kd_peak = std::stod(kd_rep.extra.at("rss_kb")), lt_peak = std::stod(lt_rep.extra.at("rss_kb"));
-    std::printf("BENCH M1 peak RSS SimpleNet training (uint8 images, batches converted as taken): ratio=%.3f "
-                "(kindling %.1f MB vs libtorch %.1f MB; before the data %.1f vs %.1f MB; with the data %.1f vs "
-                "%.1f MB)\n",
-                lt_peak / kd_peak, kd_peak / 1024.0, lt_peak / 1024.0, kd_lib / 1024.0, lt_lib / 1024.0,
-                kd_data / 1024.0, lt_data / 1024.0);
     // The same peaks in the P1 processes above, which hold every image as float (188 MB) on both sides.
     const long rss = self_peak_rss_kb();
     std::printf("  (P1's processes, all images as float in memory: kindling %.0f MB vs libtorch %.0f MB, of "

@@ -21,6 +21,8 @@ PACKAGES=(
   libboost-context-dev
   # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
   catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev
+  # the benchmark's peers at their best: tcmalloc (and jemalloc, to compare) preloaded (bench/bench_util.hpp)
+  libtcmalloc-minimal4 libjemalloc2
   # the book: Doxygen -> Breathe -> Sphinx (MyST Markdown, furo theme), Graphviz pictures,
   # PyTorch | Kindling tabs, copy buttons, KaTeX for math, matplotlib for the plots
   doxygen python3-sphinx python3-breathe python3-myst-parser furo graphviz

@@ -2,7 +2,9 @@
 // of 32 taken in order from memory, in the interleaving protocol of bench/peer_process.hpp:
 //   usage: bench_peer_p1_simplenet <steps per repetition> <warm-up steps> [fashion-mnist dir]
 //   stdout: "ready data_rss_kb=<peak RSS with the data loaded, before the model> lib_rss_kb=<peak RSS
-//           before the data>", then per "run": "cpu=<s> wall=<s> loss=<last loss> rss_kb=<peak RSS so far>"
+//           before the data> anon_kb=<RssAnon after the warm-up> file_kb=<RssFile then> gemm=<GEMM
+//           libraries:ISA>", then per "run": "cpu=<s> wall=<s> loss=<last loss> rss_kb=<peak RSS so far>
+//           anon_kb=<RssAnon now> file_kb=<RssFile now>"
 //   environment: P1_THREADS=<n> (default 1) sets torch::set_num_threads; P1_DATA=u8 keeps the images
 //           as uint8 (as a Dataset holds them) and converts each batch to float when it is taken (M1).
 #include <torch/torch.h>
@@ -14,7 +16,9 @@
 #include <iostream>
 #include <string>
 
+#include "backend_info.hpp"
 #include "idx_reader.hpp"
+#include "proc_status.hpp"
 
 namespace {
 double clock_s(clockid_t id) {
@@ -89,14 +93,16 @@ int main(int argc, char** argv) {
     return last;
   };
   run(warmup);
-  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld\n", data_rss, lib_rss);
+  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld anon_kb=%ld file_kb=%ld gemm=%s\n", data_rss, lib_rss,
+              peers::proc_status_kb("RssAnon"), peers::proc_status_kb("RssFile"), peers::gemm_backends().c_str());
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {
     const double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
     const double loss = run(steps);
-    std::printf("cpu=%.9g wall=%.9g loss=%.9g rss_kb=%ld\n", clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0,
-                clock_s(CLOCK_MONOTONIC) - w0, loss, peak_rss_kb());
+    std::printf("cpu=%.9g wall=%.9g loss=%.9g rss_kb=%ld anon_kb=%ld file_kb=%ld\n",
+                clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0, clock_s(CLOCK_MONOTONIC) - w0, loss, peak_rss_kb(),
+                peers::proc_status_kb("RssAnon"), peers::proc_status_kb("RssFile"));
     std::fflush(stdout);
   }
 }

@@ -3,7 +3,7 @@
 taken in order from memory, in the interleaving protocol of bench/peer_process.hpp.
 
 usage: p1_pytorch.py <steps per repetition> <warm-up steps> [fashion-mnist dir]
-stdout: "ready data_rss_kb=<peak RSS with the data loaded>", then per "run":
+stdout: "ready data_rss_kb=<peak RSS with the data loaded> gemm=<GEMM libraries:ISA>", then per "run":
         "cpu=<s> wall=<s> loss=<last loss> rss_kb=<peak RSS so far>"
 """
 import gzip
@@ -14,6 +14,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
+
+import peer_info  # bench/peers/peer_info.py, next to this script
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 warmup = int(sys.argv[2]) if len(sys.argv) > 2 else 100
@@ -61,7 +63,7 @@ def run(count):
 
 
 run(warmup)
-print(f"ready data_rss_kb={data_rss}", flush=True)
+print(f"ready data_rss_kb={data_rss} gemm={peer_info.gemm_backends()}", flush=True)
 for line in sys.stdin:
     if line.strip() != "run":
         break

@@ -1,7 +1,7 @@
 // P6 peer: the CNN training step of p6_cnn_setup.hpp in LibTorch 1.13 (1 thread), in the interleaving
 // protocol of bench/peer_process.hpp:
 //   usage: bench_peer_p6_cnn <steps per repetition> <warm-up steps> [fashion-mnist dir]
-//   stdout: "ready loss=<loss of the last warm-up step>", then per "run": "cpu=<s> wall=<s> loss=<last loss>"
+//   stdout: "ready loss=<loss of the last warm-up step> gemm=<GEMM libraries:ISA>", then per "run": "cpu=<s> wall=<s> loss=<last loss>"
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 
+#include "backend_info.hpp"
 #include "idx_reader.hpp"
 #include "p6_cnn_setup.hpp"
 
@@ -75,7 +76,8 @@ int main(int argc, char** argv) {
     }
     return last;
   };
-  std::printf("ready loss=%.9g\n", run(warmup));
+  const double warm_loss = run(warmup);
+  std::printf("ready loss=%.9g gemm=%s\n", warm_loss, peers::gemm_backends().c_str());
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {

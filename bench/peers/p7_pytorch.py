@@ -5,7 +5,7 @@ in the interleaving protocol of bench/peer_process.hpp. Two models from the same
 each with its own Adam and its own cursor over the batches.
 
 usage: p7_pytorch.py <steps per repetition> <warm-up steps> [fashion-mnist dir]
-stdout: "ready", then per "run fp32" or "run bf16": "cpu=<s> wall=<s> loss=<last loss>"
+stdout: "ready gemm=<GEMM libraries:ISA, peer_info.py>", then per "run fp32" or "run bf16": "cpu=<s> wall=<s> loss=<last loss>"
 """
 import copy
 import gzip
@@ -15,6 +15,8 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
+
+import peer_info  # bench/peers/peer_info.py, next to this script
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 warmup = int(sys.argv[2]) if len(sys.argv) > 2 else 100
@@ -63,7 +65,7 @@ model = SimpleNet()
 trainers = {"fp32": Trainer(model, False), "bf16": Trainer(copy.deepcopy(model), True)}
 for t in trainers.values():
     t.run(warmup)
-print("ready", flush=True)
+print(f"ready gemm={peer_info.gemm_backends()}", flush=True)
 for line in sys.stdin:
     words = line.split()
     if len(words) != 2 or words[0] != "run" or words[1] not in trainers:
