@@ -113,7 +113,8 @@ handout:
 	@bash scripts/handout.sh $(if $(DEST),$(DEST),$(BUILD)/handout) $(filter-out none,$(subst $(comma),$(space),$(if $(filter command line,$(origin REFERENCE)),$(REFERENCE))))
 
 ## bench: every benchmark in bench/, printed as BENCH lines with ratios vs peers
-bench: build
+bench:
+	@$(MAKE) --no-print-directory build >&2  # the build's messages to stderr: `make bench > file` is a capture
 	@bash scripts/run-bench.sh $(BUILD)
 
 ## sanitize: the unit and parity suites under AddressSanitizer + UndefinedBehaviorSanitizer
