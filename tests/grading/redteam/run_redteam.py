@@ -219,14 +219,14 @@ def grade_attack(a: dict, args, markers: list[str]) -> tuple[list[str], str]:
             if p.returncode != 3 or s != 0 or not iso.startswith("none: grading refused"):
                 problems.append(f"{ch}: graded without a sandbox (exit {p.returncode}, {s:g} of {m:g} points, "
                                 f"isolation {iso!r}); it must refuse unless --insecure")
-            summary.append(f"{ch} {','.join(sorted(exercises))}: refused (exit {p.returncode})")
         elif m == 0:
             problems.append(f"{ch} {sorted(exercises)}: not graded (exit {p.returncode}):\n{printed[-1500:]}")
         elif a.get("partly_right") and s >= m - 1e-9:
             problems.append(f"{ch} {sorted(exercises)}: full marks ({s:g} of {m:g}) for a piece that is wrong")
         elif s > 0 and not a.get("partly_right"):
             problems.append(f"{ch} {sorted(exercises)}: earned {s:g} of {m:g} points")
-        summary.append(f"{ch} {','.join(sorted(exercises))}: {s:g} / {m:g}")
+        summary.append(f"{ch} {','.join(sorted(exercises))}: " +
+                       (f"refused (exit {p.returncode})" if a.get("no_sandbox") else f"{s:g} / {m:g}"))
         problems += leaks(visible_texts(out, printed), markers, out)
         if a.get("hidden_check") and not handout:
             full = out / "instructor" / "results.json"
