@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import math
 import operator
-import os
-import stat
 
 from grade_safe import NAME_LIMIT, UnsafeOutput, clean, read_output_text
 
@@ -283,14 +281,6 @@ def judged_names(spec: dict) -> list[str]:
     if spec.get("moved"):
         names.append(spec["moved"][0])
     return names
-
-
-def regular_file(path: str) -> bool:
-    """A file the test process wrote, to be read here: a regular file, not a symlink to something of ours."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def compare_one(name: str, exp: dict, got: dict) -> str:

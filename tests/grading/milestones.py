@@ -29,7 +29,6 @@ import hashlib
 import io
 import json
 import os
-import stat
 import sys
 
 import numpy as np
