@@ -1,4 +1,4 @@
-// Good on train, mad on validation: a model with Dropout and BatchNorm evaluated
+// Good on train, bad on validation: a model with Dropout and BatchNorm evaluated
 // without eval(). The doctor names it; model.eval() fixes it.
 #include "common.hpp"
 
