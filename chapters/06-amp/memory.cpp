@@ -162,9 +162,11 @@ int main() {
   std::printf("%s", mem::memory_summary().c_str());
   // [end]
 
-  // What every step holds whatever the batch: the weights, and as much again for their gradients.
+  // What every step holds whatever the batch: the weights, and as much again for
+  // their gradients.
   std::size_t weight_bytes = 0;
   for (const kd::Tensor& p : model.parameters())
     weight_bytes += static_cast<std::size_t>(p.numel()) * p.element_size();
-  std::printf("\nweights %.2f MiB, their gradients %.2f MiB\n", mib(weight_bytes), mib(weight_bytes));
+  std::printf("\nweights %.2f MiB, their gradients %.2f MiB\n", mib(weight_bytes),
+              mib(weight_bytes));
 }

@@ -2,6 +2,7 @@
 // images, found with a tool of the debug layer, and fixed: a too-large learning rate,
 // NaN in the data, log(0) from a hand-written log(softmax), and a bad initialisation.
 #include <cmath>
+#include <fstream>
 
 #include "common.hpp"
 
@@ -9,10 +10,15 @@ namespace {
 
 kd::nn::CrossEntropyLoss criterion;
 
+// Every step's loss and gradient norm, for the book's plot (ch07_nan_loss.csv).
+std::ofstream history("ch07_nan_loss.csv");
+
 // Trains `model` for `steps` SGD/Adam steps on one loader; prints the loss and the
-// total gradient norm every few steps and stops at the first non-finite loss.
+// total gradient norm every few steps of the first `print_steps`, writes every step to
+// `history` (as `run`), and stops at the first non-finite loss.
 template <class Loader>
-void train(SimpleNet& model, kd::optim::Optimizer& opt, Loader& loader, int steps) {
+void train(SimpleNet& model, kd::optim::Optimizer& opt, Loader& loader, int steps,
+           const char* run, int print_steps) {
   int step = 0;
   while (step < steps) {
     for (auto& [images, labels] : loader) {
@@ -25,7 +31,8 @@ void train(SimpleNet& model, kd::optim::Optimizer& opt, Loader& loader, int step
           kd::nn::utils::clip_grad_norm_(model.parameters(), INFINITY).item<double>();
       // [end]
       const double l = loss.item<double>();
-      if (step % 4 == 0 || !std::isfinite(l))
+      history << run << "," << step << "," << l << "," << norm << "\n";
+      if (step < print_steps && (step % 4 == 0 || !std::isfinite(l)))
         std::printf("  step %2d: loss %10.4g, gradient norm %10.4g\n", step, l, norm);
       if (!std::isfinite(l)) return;
       opt.step();
@@ -45,12 +52,13 @@ int main() {
     kd::manual_seed(0);
     SimpleNet model;
     kd::optim::SGD opt(model.parameters(), {.lr = 20.0});
-    train(model, opt, loader, 24);
+    history << "run,step,loss,grad_norm\n";
+    train(model, opt, loader, 24, "lr = 20", 24);
     std::printf("   fix: lr = 0.1\n");
     kd::manual_seed(0);
     SimpleNet fixed;
     kd::optim::SGD good(fixed.parameters(), {.lr = 0.1});
-    train(fixed, good, loader, 9);
+    train(fixed, good, loader, 24, "lr = 0.1", 9);  // the plot follows it as long
   }
 
   std::printf("2. one image holds NaN\n");
