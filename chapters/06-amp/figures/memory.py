@@ -27,5 +27,7 @@ ax.set_xscale("log", base=2)
 ax.set_xticks(batch, [str(int(b)) for b in batch])
 ax.set(xlabel="batch size", ylabel="MiB",
        title="Activation memory grows with the batch")
+top = max(max(r[3] for r in rows), 2 * weights)
+ax.set_ylim(0, 1.4 * top)  # room for the legend above the curves
 ax.legend(loc="upper left", fontsize=8)
 kp.save(fig, "ch06_memory")
