@@ -1,5 +1,7 @@
 // .npy: round trips through real NumPy, and a catalogue of broken files that must be refused.
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +114,36 @@ TEST_CASE("npy: save is atomic (no temporary left behind, old file replaced whol
   const auto files = std::distance(std::filesystem::directory_iterator(dir.path()), {});
   CHECK(files == 1);
   CHECK_THROWS_AS(kd::save_npy(kd::zeros({2}), dir.file("no/such/folder/x.npy")), kd::IOError);
+}
+
+TEST_CASE("npy: a save keeps the replaced file's mode, honours the umask, and writes through a symlink") {
+  kd::testing::TempDir dir;
+  namespace fs = std::filesystem;
+  const std::string path = dir.file("x.npy");
+  const mode_t old_mask = ::umask(077);  // a new file: 0666 minus this umask
+  kd::save_npy(kd::zeros({2}), path);
+  ::umask(old_mask);
+  CHECK((fs::status(path).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read);  // 0740: the replacement keeps it
+  kd::save_npy(kd::ones({3}), path);
+  CHECK((fs::status(path).permissions() & fs::perms::all) == (fs::perms::owner_all | fs::perms::group_read));
+
+  // Through a link (relative, as `ln -s x.npy link.npy` makes): the target changes, the link stays.
+  const std::string link = dir.file("link.npy");
+  fs::create_symlink("x.npy", link);
+  kd::save_npy(kd::ones({5}), link);
+  CHECK(fs::is_symlink(fs::symlink_status(link)));
+  CHECK(kd::load_npy(path).shape() == kd::Shape{5});
+  // A dangling link: the save creates the file it names.
+  const std::string dangling = dir.file("dangling.npy");
+  fs::create_symlink("made.npy", dangling);
+  kd::save_npy(kd::ones({4}), dangling);
+  CHECK(fs::is_symlink(fs::symlink_status(dangling)));
+  CHECK(kd::load_npy(dir.file("made.npy")).shape() == kd::Shape{4});
+  // A loop of links is refused with its name.
+  fs::create_symlink("loop_b", dir.file("loop_a"));
+  fs::create_symlink("loop_a", dir.file("loop_b"));
+  CHECK_THROWS_WITH(kd::save_npy(kd::ones({1}), dir.file("loop_a")), Catch::Contains("loop of symbolic links"));
 }
 
 TEST_CASE("npy: corrupt and foreign files are refused with IOError naming the file and the problem") {

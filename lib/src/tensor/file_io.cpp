@@ -29,6 +29,37 @@ fs::path folder_of(const std::string& path) {
 std::string temp_prefix(const std::string& path) {
   return "." + fs::path(path).filename().string() + ".tmp.";
 }
+
+// Where a save to `path` really writes: through symbolic links to the file they name (as `cp`, editors
+// and torch.save do), so that saving to a link updates its target and leaves the link a link. A link
+// that names a missing file is followed too (the save creates the target). Loops give up after 40 links.
+std::string resolve_links(const std::string& path, const std::string& who) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p.string();
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) return p.string();
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw IOError(who + ": " + path + " is a loop of symbolic links; give the path of a file to write.");
+}
+
+// The process's umask, read without changing it (umask(2) sets it, which would race with other
+// threads creating files): Linux reports it in /proc/self/status. 022 when that line is missing.
+mode_t current_umask() {
+  const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 022;
+  char buf[4096];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 022;
+  buf[n] = '\0';
+  const char* line = std::strstr(buf, "\nUmask:");
+  if (line == nullptr) return 022;
+  return static_cast<mode_t>(std::strtol(line + 7, nullptr, 8) & 0777);
+}
 }  // namespace
 
 std::uint64_t check_regular_file(const std::string& path, const std::string& who) {
@@ -98,9 +129,13 @@ void remove_stale_temporaries(const std::string& path) {
 
 AtomicWriter::AtomicWriter(std::string path, std::string who) : path_(std::move(path)), who_(std::move(who)) {
   if (path_.empty()) throw IOError(who_ + ": the path is empty. Hint: pass the file's name.");
+  path_ = resolve_links(path_, who_);
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw IOError(who_ + ": " + path_ + " is a directory; give the path of a file to write.");
+  if (::stat(path_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw IOError(who_ + ": " + path_ + " is a directory; give the path of a file to write.");
+    mode_ = st.st_mode & 07777;  // a replaced file keeps its permissions
+  } else {
+    mode_ = 0666 & ~current_umask();  // a new file gets what open(2) would give it
   }
   remove_stale_temporaries(path_);
   tmp_ = (folder_of(path_) / (temp_prefix(path_) + std::to_string(::getpid()) + ".XXXXXX")).string();
@@ -145,7 +180,7 @@ void AtomicWriter::write(const void* data, std::size_t n) {
 void AtomicWriter::commit() {
   if (fd_ < 0) fail("the file is already closed");
   if (::fsync(fd_) != 0) fail("fsync failed (" + errno_text(errno) + ")");
-  ::fchmod(fd_, 0644);  // mkstemp creates 0600; a saved file is readable like any other
+  ::fchmod(fd_, mode_);  // mkstemp creates 0600: give the file the mode the replaced one had (or the umask's)
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail("close failed (" + errno_text(errno) + ")");

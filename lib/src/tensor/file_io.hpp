@@ -9,6 +9,8 @@
 //    renames over the target and fsyncs the folder. Any failure (disk full, quota, EIO) removes the
 //    temporary and throws IOError; the old file is untouched. Temporaries left by a writer killed
 //    with kill -9 are removed by the next save to the same path (once their process is gone).
+//    A save through a symbolic link writes the file it names (the link stays); a replaced file keeps
+//    its permissions, a new one gets 0666 minus the umask, as any file the program creates.
 #include <cstdint>
 #include <string>
 
@@ -39,6 +41,7 @@ class AtomicWriter {
   [[noreturn]] void fail(const std::string& what);
   std::string path_, who_, tmp_;
   int fd_ = -1;
+  unsigned mode_ = 0644;  // the saved file's permissions (see the constructor)
 };
 
 /// Writes `contents` to `path` with an AtomicWriter.
