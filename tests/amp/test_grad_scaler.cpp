@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace kd = kindling;
 namespace amp = kindling::amp;
@@ -64,6 +65,27 @@ TEST_CASE("grad scaler: the order of calls is checked like PyTorch's") {
   scaler.update();
   s.grad({1, 1, 1});
   CHECK(scaler.step(s.opt));  // a new iteration
+}
+
+TEST_CASE("grad scaler: a new optimizer where a destroyed one was is a new optimizer to it") {
+  // PyTorch keys its per-optimizer state by id(optimizer); keyed by address, the second optimizer
+  // below (built in the very storage of the first) got "unscale_() has already been called".
+  kd::Tensor w = kd::ones({3}).requires_grad_();
+  std::optional<kd::optim::SGD> opt;
+  opt.emplace(std::vector<kd::Tensor>{w}, kd::optim::SGDOptions{.lr = 1.0});
+  const void* where = &*opt;
+  amp::GradScaler scaler;
+  w.set_grad(kd::ones({3}));
+  scaler.unscale_(*opt);
+  opt.emplace(std::vector<kd::Tensor>{w}, kd::optim::SGDOptions{.lr = 1.0});
+  REQUIRE(static_cast<const void*>(&*opt) == where);  // the same address
+  CHECK_NOTHROW(scaler.unscale_(*opt));
+  // A copy is another optimizer too; an assigned one keeps its own identity.
+  kd::optim::SGD copy = *opt;
+  CHECK(copy.id() != opt->id());
+  const auto before = copy.id();
+  copy = *opt;
+  CHECK(copy.id() == before);
 }
 
 TEST_CASE("grad scaler: float16 gradients are refused, as in PyTorch") {

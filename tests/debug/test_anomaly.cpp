@@ -4,6 +4,7 @@
 #include <kindling/kindling.hpp>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 namespace kd = kindling;
@@ -86,6 +87,28 @@ TEST_CASE("anomaly: the guard restores the previous state, set_detect_anomaly sw
   kd::autograd::set_detect_anomaly(true);
   CHECK(kd::autograd::is_anomaly_enabled());
   kd::autograd::set_detect_anomaly(false);
+  CHECK_FALSE(kd::autograd::is_anomaly_enabled());
+}
+
+TEST_CASE("anomaly: guards that end out of order leave the mode as it was before the first") {
+  REQUIRE_FALSE(kd::autograd::is_anomaly_enabled());
+  // Held by unique_ptr (members, say): the older guard ends first. Each guard restoring its own
+  // saved state left the mode on after both had ended.
+  auto outer = std::make_unique<kd::autograd::DetectAnomalyGuard>(kd::autograd::AnomalyOptions{});
+  auto inner = std::make_unique<kd::autograd::DetectAnomalyGuard>(
+      kd::autograd::AnomalyOptions{.check_forward = true});
+  outer.reset();
+  CHECK(kd::autograd::is_anomaly_enabled());  // the younger guard is still alive
+  inner.reset();
+  CHECK_FALSE(kd::autograd::is_anomaly_enabled());
+  // Three, the middle one first, then the oldest, then the youngest.
+  auto a = std::make_unique<kd::autograd::DetectAnomalyGuard>();
+  auto b = std::make_unique<kd::autograd::DetectAnomalyGuard>();
+  auto c = std::make_unique<kd::autograd::DetectAnomalyGuard>();
+  b.reset();
+  a.reset();
+  CHECK(kd::autograd::is_anomaly_enabled());
+  c.reset();
   CHECK_FALSE(kd::autograd::is_anomaly_enabled());
 }
 

@@ -46,7 +46,7 @@ GradScaler::GradScaler(GradScalerOptions options)
 }
 
 GradScaler::PerOptimizer& GradScaler::state_of(const optim::Optimizer& optimizer) {
-  return per_optimizer_[&optimizer];
+  return per_optimizer_[optimizer.id()];
 }
 
 Tensor GradScaler::scale(const Tensor& outputs) {

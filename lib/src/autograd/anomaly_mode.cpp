@@ -3,6 +3,7 @@
 // results while the mode is on.
 #include "kindling/autograd/anomaly_mode.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <mutex>
@@ -35,18 +36,45 @@ void set_detect_anomaly(bool enabled, AnomalyOptions options, SourceLocation whe
   detail::g_anomaly_enabled.store(enabled);
 }
 
-DetectAnomalyGuard::DetectAnomalyGuard(AnomalyOptions options, SourceLocation where)
-    : enabled_(detail::g_anomaly_enabled.load()), check_nan_(detail::g_anomaly_check_nan.load()),
-      check_forward_(detail::g_anomaly_check_forward.load()) {
+namespace {
+// The guards alive, oldest first. Scopes end in reverse order, but a guard held by a unique_ptr or
+// a member can end before a younger one: see the destructor.
+std::mutex g_guards_mutex;
+std::vector<DetectAnomalyGuard*> g_guards;
+}  // namespace
+
+DetectAnomalyGuard::DetectAnomalyGuard(AnomalyOptions options, SourceLocation where) {
+  std::lock_guard guards(g_guards_mutex);
+  enabled_ = detail::g_anomaly_enabled.load();
+  check_nan_ = detail::g_anomaly_check_nan.load();
+  check_forward_ = detail::g_anomaly_check_forward.load();
   {
     std::lock_guard lock(g_site_mutex);
     had_site_ = g_has_site;
     previous_site_ = g_site;
   }
   set_detect_anomaly(true, options, where);
+  g_guards.push_back(this);
 }
 
 DetectAnomalyGuard::~DetectAnomalyGuard() {
+  std::lock_guard guards(g_guards_mutex);
+  const auto it = std::find(g_guards.begin(), g_guards.end(), this);
+  if (it != g_guards.end() && it + 1 != g_guards.end()) {
+    // Not the youngest: a younger guard is still alive and its options stay in force. What this
+    // one would have restored becomes what the next younger one restores, so that when the last
+    // of them ends the mode is what it was before the oldest began (without this, the younger
+    // guard would later restore "on", the state this one had set).
+    DetectAnomalyGuard* younger = *(it + 1);
+    younger->enabled_ = enabled_;
+    younger->check_nan_ = check_nan_;
+    younger->check_forward_ = check_forward_;
+    younger->had_site_ = had_site_;
+    younger->previous_site_ = previous_site_;
+    g_guards.erase(it);
+    return;
+  }
+  if (it != g_guards.end()) g_guards.erase(it);
   set_detect_anomaly(enabled_, {.check_nan = check_nan_, .check_forward = check_forward_}, previous_site_);
   std::lock_guard lock(g_site_mutex);
   g_has_site = had_site_ && enabled_;

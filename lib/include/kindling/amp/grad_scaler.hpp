@@ -74,7 +74,7 @@ class GradScaler {
   GradScalerOptions options_;
   float scale_;  // float32, like PyTorch's _scale tensor
   std::int64_t growth_tracker_ = 0;
-  std::map<const optim::Optimizer*, PerOptimizer> per_optimizer_;
+  std::map<std::uint64_t, PerOptimizer> per_optimizer_;  // by Optimizer::id(), never by address
 };
 
 }  // namespace kindling::amp

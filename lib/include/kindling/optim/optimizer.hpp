@@ -6,6 +6,7 @@
 /// group is how fine-tuning uses a small lr for a pretrained backbone and a larger one for a new head).
 /// Schedulers change `lr` through the type-erased Optimizer interface.
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,10 +45,25 @@ class Optimizer {
   /// optimizer (the parts of a SequentialLR) starts from the original lr, not from the first one's.
   std::vector<double> initial_lr;
 
+  /// A number no other optimizer of this process has (PyTorch's `id(optimizer)` while it lives, and
+  /// never reused): what GradScaler keys its per-optimizer state by, so that a new optimizer built
+  /// where a destroyed one was is a new optimizer to it. A copy gets its own.
+  std::uint64_t id() const { return id_.value; }
+
  protected:
   /// One list of parameters per group. Checks they are floating-point leaves that require grad.
   void add_param_group_tensors(std::vector<Tensor> params, const char* optimizer_name);
   std::vector<std::vector<Tensor>> params_;
+
+ private:
+  struct InstanceId {
+    std::uint64_t value = next();
+    InstanceId() = default;
+    InstanceId(const InstanceId&) : value(next()) {}
+    InstanceId& operator=(const InstanceId&) { return *this; }  // an object keeps its own
+    static std::uint64_t next();
+  };
+  InstanceId id_;
 };
 
 /// Helpers shared by the concrete optimizers' state_dict implementations.

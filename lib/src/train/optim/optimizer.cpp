@@ -1,6 +1,7 @@
 // What every optimizer shares: parameter groups, zero_grad, and state-dict helpers.
 #include "kindling/optim/optimizer.hpp"
 
+#include <atomic>
 #include <cstdio>
 
 #include "kindling/autograd/grad_mode.hpp"
@@ -31,6 +32,11 @@ void Optimizer::add_param_group_tensors(std::vector<Tensor> params, const char* 
     }
   }
   params_.push_back(std::move(params));
+}
+
+std::uint64_t Optimizer::InstanceId::next() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
