@@ -45,6 +45,46 @@ TEST_CASE("half: element size, names, and is_floating_point") {
   CHECK(h.is_floating_point());
 }
 
+TEST_CASE("half: NaN, infinities and out-of-range floats convert to integers as PyTorch's do") {
+  // C++ leaves these conversions undefined; PyTorch (x86) gives the truncating conversion's
+  // "integer indefinite" value. Every floating source dtype, both integer targets.
+  const std::vector<double> values = {std::numeric_limits<double>::quiet_NaN(),
+                                      std::numeric_limits<double>::infinity(),
+                                      -std::numeric_limits<double>::infinity(),
+                                      3e9, -3e9, 3e19, -3e19, 300.7, -1.5, 70000.0, -129.5, 255.9, 0.0};
+  std::string literal = "[";
+  for (double v : values) {
+    std::ostringstream one;
+    one.precision(17);
+    if (std::isnan(v)) one << "float('nan')";
+    else if (std::isinf(v)) one << (v > 0 ? "float('inf')" : "-float('inf')");
+    else one << v;
+    literal += one.str() + ",";
+  }
+  literal += "]";
+  std::vector<std::string> exprs, ours;
+  for (kd::DType from : {kd::kFloat32, kd::kFloat64, kd::kFloat16, kd::kBFloat16})
+    for (kd::DType to : {kd::kUInt8, kd::kInt64}) {
+      exprs.push_back("str(torch.tensor(" + literal + ", dtype=torch.float64).to(torch." + kd::dtype_name(from) +
+                      ").to(torch." + kd::dtype_name(to) + ").tolist())");
+      // strided too: the conversion loop, not only a flat path
+      const kd::Tensor x = kd::tensor(values, {static_cast<std::int64_t>(values.size())}).to(from).unsqueeze(1).expand({-1, 2}).select(1, 1);
+      const kd::Tensor y = x.to(to);
+      std::string list = "[";
+      for (std::int64_t i = 0; i < y.numel(); ++i) {
+        if (i) list += ", ";
+        list += std::to_string(to == kd::kUInt8 ? static_cast<long long>(y.to_vector<std::uint8_t>()[i])
+                                                : static_cast<long long>(y.to_vector<std::int64_t>()[i]));
+      }
+      ours.push_back(list + "]");
+    }
+  const auto want = kd::testing::python_eval(exprs);
+  for (std::size_t i = 0; i < exprs.size(); ++i) {
+    INFO(exprs[i]);
+    CHECK(ours[i] == want[i]);
+  }
+}
+
 TEST_CASE("half: repr matches PyTorch's, dtype suffix included") {
   kd::manual_seed(6);
   kd::testing::TempDir dir;

@@ -232,6 +232,24 @@ bool copy_flat_16bit(const Tensor& dst, const Tensor& src) {
   return true;
 }
 
+// A floating-point value converted to an integer type. C++ leaves NaN, the infinities and values
+// out of the target's range undefined; PyTorch on x86 gets what the CPU's truncating conversion
+// gives (cvttss2si/cvttsd2si): the value truncated toward zero when it fits in 32 bits (64 for
+// int64), otherwise the "integer indefinite" value, the type's minimum. Narrower types go through
+// 32 bits and keep the low bits (70000.0 -> uint8 112, NaN -> 0). Made the rule here, for every
+// source type (float16 and bfloat16 too), so that results are defined and equal PyTorch's.
+template <class D, class S>
+D float_to_integer(S v) {
+  double value;
+  if constexpr (std::is_same_v<S, double>) value = v;
+  else value = static_cast<float>(v);  // float, Half and BFloat16 widen to float exactly
+  using Wide = std::conditional_t<sizeof(D) == 8, std::int64_t, std::int32_t>;
+  const double limit = std::ldexp(1.0, std::numeric_limits<Wide>::digits);  // 2^31 or 2^63
+  const Wide wide = (value > -limit - 1.0 && value < limit) ? static_cast<Wide>(value)
+                                                             : std::numeric_limits<Wide>::min();
+  return static_cast<D>(wide);  // modular for narrower types (defined since C++20)
+}
+
 }  // namespace
 
 void copy_into(const Tensor& dst, const Tensor& src) {
@@ -250,6 +268,8 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     dispatch_all(src.dtype(), "copy_", [&](auto stag) {
       using S = typename decltype(stag)::type;
       if constexpr (std::is_same_v<S, D>) unary_loop<S, D>(dst, src, [](S v) { return v; });  // bits kept
+      else if constexpr (std::is_integral_v<D> && !std::is_same_v<D, bool> && !std::is_integral_v<S>)
+        unary_loop<S, D>(dst, src, [](S v) { return float_to_integer<D>(v); });
       else unary_loop<S, D>(dst, src, [](S v) { return static_cast<D>(v); });
     });
   });
