@@ -146,8 +146,9 @@ put("regressions", "idx", "eight_bytes_claim_2_87_GB.idx", bytes([0, 0, 8, 1, 0x
 put("regressions", "idx", "gzip_claims_4_GB.idx.gz", gzip.compress(bytes([0, 0, 8, 1, 0xFF, 0xFF, 0xFF, 0xFF]) + b"\0" * 64, mtime=0))
 put("regressions", "idx", "four_dims_max.idx", bytes([0, 0, 8, 4]) + bytes([0xFF] * 16))
 # found by fuzz_idx: an empty shape [2^32-1, 4278190080, 0, 352291583] overflowed contiguous_strides
-# (UBSan). It is a valid empty tensor, so it is a seed that must load, not a refusal.
-put("corpus", "idx", "empty_with_huge_dims.idx", bytes.fromhex("00000804" "ffffffff" "ff000000" "00000000" "14ff8aff"))
+# (UBSan). Empty, but its other sizes overflow 64-bit offsets (select along them wrapped a pointer):
+# refused, by the reader with the file's name and by the tensor layer for any such shape.
+put("regressions", "idx", "empty_with_huge_dims.idx", bytes.fromhex("00000804" "ffffffff" "ff000000" "00000000" "14ff8aff"))
 
 # CSV: labels that overflow int64, or are not numbers at all
 put("regressions", "csv", "label_1e300.csv", "x,label\n1,1e300\n")

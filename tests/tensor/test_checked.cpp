@@ -20,6 +20,20 @@ TEST_CASE("checked: numel overflow is a ShapeError, not a wrapped size") {
   CHECK_THROWS_AS(kd::checked::numel({2, -1}, "test"), kd::ShapeError);
 }
 
+TEST_CASE("checked: an empty tensor whose other sizes overflow 64-bit offsets is refused, not indexed") {
+  const std::int64_t big = std::int64_t{1} << 40;
+  // Made directly, or as a view of an empty tensor: select(1, i).select(1, j) on it computed
+  // (2^40 - 1) * 2^40 + ... and wrapped (undefined behaviour) before.
+  CHECK_THROWS_WITH(kd::empty({0, big, big}), Catch::Contains("cannot be addressed with 64-bit offsets"));
+  CHECK_THROWS_AS(kd::empty({0}).view({0, big, big}), kd::ShapeError);
+  CHECK_THROWS_AS(kd::empty({0}).reshape({big, big, 0}), kd::ShapeError);
+  // Sizes whose offsets fit stay usable, as in PyTorch.
+  const kd::Tensor ok = kd::empty({0, std::int64_t{1} << 31, std::int64_t{1} << 31});
+  CHECK(ok.select(1, (std::int64_t{1} << 31) - 1).select(1, 5).storage_offset() ==
+        ((std::int64_t{1} << 31) - 1) * (std::int64_t{1} << 31) + 5);
+  CHECK(kd::empty({0}).expand({big, 0}).numel() == 0);  // stride 0: nothing to overflow
+}
+
 TEST_CASE("checked: storage bytes overflow is a ShapeError") {
   // 2^61 float64 elements = 2^64 bytes wrapped to 0: fill_(1) wrote into nothing (segfault).
   CHECK_THROWS_AS(kd::empty({1LL << 61}, {.dtype = kd::kFloat64}), kd::ShapeError);

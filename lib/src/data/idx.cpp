@@ -78,7 +78,18 @@ Tensor read_idx(const std::string& path) {
   std::int64_t n = 1;
   bool overflow = false;
   for (auto s : shape) overflow |= !checked::mul(n, s, n);
-  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) n = 0, overflow = false;  // empty, whatever else
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    // Empty, so no data to read -- but the other sizes still become strides, and an index along
+    // them times its stride must fit in 64 bits (the tensor layer refuses such a shape too).
+    std::int64_t reach = 1;
+    for (auto s : shape) {
+      if (!checked::mul(reach, std::max<std::int64_t>(s, 1), reach)) {
+        fail(path, "the header claims an empty shape " + shape_str(shape) + " whose other sizes multiply past "
+                   "2^63: no tensor can be indexed with them (corrupt or hostile file)");
+      }
+    }
+    n = 0, overflow = false;
+  }
   const std::uint64_t header_bytes = 4 + 4 * static_cast<std::uint64_t>(ndim);
   if (gzdirect(f)) {
     // A plain file holds exactly header + data.

@@ -18,6 +18,31 @@
 namespace kindling {
 namespace detail {
 
+namespace {
+// Every element position of a tensor must be reachable with 64-bit arithmetic: the offset plus, along
+// each dimension, the largest index times its stride. A non-empty tensor's storage guarantees it; an
+// empty one has no storage to say so, and a shape such as [0, 2^40, 2^40] (a valid IDX header can
+// declare one) has dimensions whose offsets overflow int64 -- so select(1, i).select(1, j) on it
+// would compute a wrapped pointer (undefined behaviour). Refused here, where every tensor and view
+// is made, instead of in each op (PyTorch's own strides overflow silently on such a shape).
+void check_addressable(const Shape& shape, const Strides& strides, std::int64_t offset, const char* what) {
+  std::int64_t reach = offset < 0 ? -offset : offset;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] <= 1) continue;
+    std::int64_t span = 0;
+    const std::int64_t step = strides[d] < 0 ? -strides[d] : strides[d];
+    if (__builtin_mul_overflow(shape[d] - 1, step, &span) || __builtin_add_overflow(reach, span, &reach)) {
+      throw ShapeError(std::string(what) + ": shape " + shape_str(shape) + " (strides " + shape_str(strides) +
+                       ") cannot be addressed with 64-bit offsets: an index along its dimensions times its "
+                       "strides passes 2^63, even though the tensor " +
+                       (numel_of(shape) == 0 ? "is empty" : "has elements") +
+                       ". Hint: a file or a shape that declares such sizes is corrupt; check where the sizes "
+                       "come from.");
+    }
+  }
+}
+}  // namespace
+
 Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
   for (auto s : shape) {
     if (s < 0) throw ValueError("cannot create a tensor with a negative size: shape " + shape_str(shape));
@@ -26,11 +51,13 @@ Tensor make_tensor(const Shape& shape, DType dtype, Device device) {
   impl->storage = detail::allocate_storage(shape, dtype, device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
+  check_addressable(impl->shape, impl->strides, 0, "tensor");
   impl->dtype = dtype;
   return Tensor(std::move(impl));
 }
 
 Tensor make_view(const Tensor& base, Shape shape, Strides strides, std::int64_t offset) {
+  check_addressable(shape, strides, offset, "view");
   auto impl = make_pooled<TensorImpl>();
   impl->storage = base.impl()->storage;
   impl->shape = std::move(shape);
