@@ -264,6 +264,7 @@ def _(**state):
     out = {"evaluate()": own_accuracy("dropout")}
     for name in ("bn.running_mean", "bn.running_var", "bn.num_batches_tracked", "fc1.weight", "fc2.weight"):
         out[f"after: {name}"] = state[name]
+    out["after: still in train() mode"] = True  # the header: the state is left as evaluate() found it
     return out
 
 
