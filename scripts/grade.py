@@ -673,6 +673,10 @@ def main(argv: list[str] | None = None) -> int:
     args.source = args.source.resolve()
     args.build = (args.build or args.source / "build").resolve()
     args.out = (args.out or args.build / "grade").resolve()
+    if args.milestone_only:
+        # `make milestone` writes alongside `make grade`'s reports, never over them: a milestone run's
+        # chNN.txt and results.json (milestones only) would otherwise replace the full ones.
+        args.out = args.out / "milestone"
     args.instructor_out = (args.instructor_out or args.out / "instructor").resolve()
     args.tests_dir = (args.tests_dir or args.source / "tests" / "grading").resolve()
     args.tree = args.tree or ("solutions" if args.solutions else "exercises")
