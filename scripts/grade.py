@@ -580,7 +580,12 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
             m = PIECE_ID.search(o.detail)
             if m and (m.group(1), m.group(2)) != (ch, t.exercise):
                 o.status = "blocked"
-                o.detail = f"needs {m.group(1)}.{m.group(2)} first ({o.detail.removeprefix('NotImplemented: ')})"
+                # "NotImplemented: ch01.ex1 (title) -- run make grade CH=01" -> "needs ch01.ex1 (title) first
+                # -- run make grade CH=01": the piece named once.
+                said = o.detail.removeprefix("NotImplemented: ").strip()
+                piece = f"{m.group(1)}.{m.group(2)}"
+                o.detail = (f"needs {said.replace(' -- ', ' first -- ', 1)}" if said.startswith(piece) and " -- " in said
+                            else f"needs {piece} first ({said})")
     if chapter.milestone and chapter.milestone.tests[0].outcome is None:
         chapter.milestone.tests[0].outcome = Outcome("not_run", detail="run make milestone CH=" + ch[2:])
     return chapter
