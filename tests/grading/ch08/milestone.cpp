@@ -118,9 +118,10 @@ int run(int argc, char** argv) {
     if (!kc::is_emulated()) kc::use_emulated_device();
     const kd::Tensor d = load("copy_x").to(kd::Device::parse("cuda"));  // [R, C]
     const auto step = kd::load_npy(in + "/copy_step.npy", kd::kInt64).item<std::int64_t>();
-    // every step-th row, then transposed: a view with an offset-free, non-contiguous layout whose last
-    // element is the storage's last one
-    kd::save_npy(d.slice(0, 0, d.size(0), step).t().cpu(), out + "/copy.npy");
+    // x[1::step, 1:].t(): an offset, steps and a transpose. The offset matters to the check: a copy one
+    // element short reads past its staging buffer, and a buffer the allocator hands back may still hold
+    // this tensor's data from the copy to the device -- at the same positions only if there is no offset.
+    kd::save_npy(d.slice(0, 1, d.size(0), step).slice(1, 1, d.size(1)).t().cpu(), out + "/copy.npy");
   }
   std::printf("every kernel ran on the emulated device; results written to %s\n", out.c_str());
   return 0;
