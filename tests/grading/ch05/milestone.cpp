@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     throw;
   } catch (const std::exception& e) {
     const std::string what = e.what();
+    std::fflush(stdout);  // what the program printed first, then why it stopped
     std::fprintf(stderr, "%s\nstopped: %s\n", what.c_str(), what.substr(0, what.find('\n')).c_str());
     return 1;
   }
