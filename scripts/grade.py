@@ -639,10 +639,21 @@ def show_hints(args) -> int:
         print(f"  the piece: {meta['piece']}")
     if meta.get("file"):
         print(f"  your file: exercises/{ch}/{meta['file']}")
-    for k, h in enumerate(hints_of(meta), 1):
+    # Tiers: the concept, then the approach; the last hint is the near-answer (often the solution in
+    # pseudo-code), shown only when asked for with LEVEL=3 -- working it out is the exercise.
+    hints = hints_of(meta)
+    level = max(1, min(3, args.hint_level))
+    near_answer = hints[-1] if len(hints) > 1 else None
+    shown = hints[:-1] if near_answer else hints
+    for k, h in enumerate(shown[:level] if level < 3 else shown, 1):
         print(f"  hint {k}: {h}")
     for test, h in meta.get("test_hints", {}).items():
         print(f"  if \"{test}\" fails: {h}")
+    if near_answer and level >= 3:
+        print(f"  near-answer: {near_answer}")
+    elif near_answer or level < len(shown):
+        more = "the next hint" if level < len(shown) else "the near-answer (close to the solution)"
+        print(f"  (more: make hint EX={ch}.{ex} LEVEL={min(3, level + 1) if level < len(shown) else 3} shows {more})")
     return 0
 
 
@@ -661,7 +672,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--exercise", help="only this exercise (ch02.ex3)")
     ap.add_argument("--milestone-only", action="store_true", help="only the chapter's milestone")
     ap.add_argument("--no-milestone", action="store_true", help="skip milestones")
-    ap.add_argument("--hint", help="print every hint of one exercise (ch02.ex3) and exit")
+    ap.add_argument("--hint", help="print the hints of one exercise (ch02.ex3) and exit")
+    ap.add_argument("--hint-level", type=int, default=2,
+                    help="with --hint: 1 the concept, 2 the approach too (default), 3 also the near-answer")
     ap.add_argument("--tests-dir", type=Path, default=None, help="graded tests (default: <source>/tests/grading)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per test (manifest 'timeout' overrides)")
     ap.add_argument("--output-limit", type=int, default=4 << 20, help="bytes a test may print before it is killed")
