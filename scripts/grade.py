@@ -116,7 +116,8 @@ def assemble(ch: str, manifest: dict, tests: list[GradedTest]) -> Chapter:
         for t in mine:
             t.max_score = points * t.pts / weight if weight > 0 else Fraction(0)
         exercises.append(Exercise(ex, meta.get("title", ex), hints_of(meta), points, mine,
-                                  piece=meta.get("piece", ""), test_hints=meta.get("test_hints", {})))
+                                  piece=meta.get("piece", ""), test_hints=meta.get("test_hints", {}),
+                                  show_output=str(meta.get("show_output", ""))))
     return Chapter(ch, manifest.get("title", ch), exercises)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ class Exercise:
     tests: list[GradedTest] = field(default_factory=list)
     piece: str = ""
     test_hints: dict = field(default_factory=dict)
+    show_output: str = ""  # a regex: the lines of a failing test's output the score table shows (a loss)
 
     @property
     def score(self) -> Fraction:
@@ -256,6 +258,16 @@ def table(chapters: list[Chapter], out_dir: str, instructor_dir: str | None = No
                 lines += ["         " + l for l in shown[:8]]
                 if len(shown) > 8:
                     lines.append(f"         ... (all of it: {details_path(out_dir, ch)})")
+            if not st.passed and ex.show_output:
+                # What the exercise's own program prints (a find-the-bug program's losses), where the learner
+                # looks: the lines of the first failing visible test's output that the manifest names.
+                failing = ex.first_failure(visible_only=True)
+                text = failing.outcome.output if failing is not None and failing.outcome else ""
+                try:
+                    shown = [l for l in text.splitlines() if re.search(ex.show_output, l)][:6]
+                except re.error:
+                    shown = []
+                lines += ["       | " + clip(l, 100) for l in shown]
             if not st.passed and ex.attempted() and ex.nudge():
                 lines += _wrap(ex.nudge(), "             ", "       hint: ")
                 if len(ex.hints) > 1:
