@@ -9,7 +9,7 @@
 // per run, and writes what they gave; milestone.py computes the same with numpy:
 //   probe_strides.npy   the strides of a new tensor of the checker's shape, with a 0 in it (ex1)
 //   probe_select.npy    p[-k] of the checker's p (ex2)
-//   probe_add.npy       u [n, 1] + v [1, m], contiguous (ex3 broadcasts, ex4 copies)
+//   probe_add.npy       u [n, 1] and v [1, m] expanded to [n, m], made contiguous, added (ex3, ex4)
 //   probe_softmax.npy   softmax over the rows of logits in the hundreds (ex5)
 //   probe_sum.npy       the sum of every element of p (ex6)
 //
@@ -69,7 +69,9 @@ int main(int argc, char** argv) {
   kd::save_npy(kd::tensor(strides, {static_cast<std::int64_t>(strides.size())}), out + "/probe_strides.npy");
   const kd::Tensor p = load("p");  // [r, c]
   kd::save_npy(p[-load("k").item<std::int64_t>()].contiguous(), out + "/probe_select.npy");
-  kd::save_npy((load("u") + load("v")).contiguous(), out + "/probe_add.npy");
+  const kd::Tensor u = load("u"), v = load("v");  // [r, 1], [1, c]: each stretched by expand (ex3)
+  kd::save_npy(u.expand({u.size(0), v.size(1)}).contiguous() + v.expand({u.size(0), v.size(1)}).contiguous(),
+               out + "/probe_add.npy");
   kd::save_npy(kd::softmax(load("logits"), 1), out + "/probe_softmax.npy");
   kd::save_npy(p.sum(), out + "/probe_sum.npy");
   return 0;

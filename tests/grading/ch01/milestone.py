@@ -44,7 +44,7 @@ def check_probe(out_dir):
     e = np.exp(pr["logits"] - pr["logits"].max(1, keepdims=True).astype(np.float64))
     # (file, what, expected, rtol, atol, piece): float32 results against float64 ones
     cases = [("probe_select.npy", f"p[-{k}] of a [{p.shape[0]}, {p.shape[1]}] tensor", p[-k], 0, 0, "ex2"),
-             ("probe_add.npy", "u [n, 1] + v [1, m]", pr["u"].astype(np.float64) + pr["v"], 1e-6, 1e-7, "ex3"),
+             ("probe_add.npy", "u [n, 1] and v [1, m], each expanded to [n, m] and made contiguous, added", pr["u"].astype(np.float64) + pr["v"], 1e-6, 1e-7, "ex3"),
              ("probe_softmax.npy", "softmax of logits in the hundreds", e / e.sum(1, keepdims=True), 1e-5, 1e-7, "ex5"),
              ("probe_sum.npy", f"the sum of the {p.size} elements of p", np.array(p.sum()), 1e-5,
               1e-6 * np.abs(p).sum(), "ex6")]

@@ -38,6 +38,8 @@ def probe():
     b = rng.uniform(0.5, 2.0, (n, m)) * rng.choice([-1.0, 1.0], (n, m))
     return {"a": rng.standard_normal((n, m)), "b": b, "c": rng.standard_normal((n, 1)),
             "W": rng.standard_normal((k, m)) * 0.5, "z": rng.uniform(1.0, 2.0, int(rng.integers(2, 6))),
+            "x2": rng.standard_normal(n2 := int(rng.integers(3, 9))), "w2": rng.standard_normal(n2) * 0.8,
+            "g2": rng.standard_normal(n2),
             "tol": np.array([10.0 ** rng.uniform(-14, -13), 10.0 ** rng.uniform(-3, -2)])}
 
 
@@ -52,7 +54,25 @@ def prepare(in_dir):
 def check_probe(out_dir):
     """'' or which of the chapter's pieces the probe found wrong."""
     import torch
-    t = {n: torch.tensor(v, requires_grad=True) for n, v in probe().items() if n not in ("z", "tol")}
+    pr = probe()
+    # The engine on graphs where a node waits for several gradients (ex4).
+    for name, what in (("skip", "skip connections and a parameter used at every step"),
+                       ("roots", "two roots, one inside the other's graph")):
+        x2, w2 = (torch.tensor(pr[n], requires_grad=True) for n in ("x2", "w2"))
+        if name == "skip":
+            h = x2.tanh()
+            y = h
+            for i in range(6):
+                y = (y * w2).tanh() + (h if i % 2 == 0 else y * 0.5)
+            (y * y).sum().backward()
+        else:
+            y1 = (x2 * w2).exp()
+            torch.autograd.backward([(y1 * x2).tanh().sum(), y1], [None, torch.tensor(pr["g2"])])
+        want = np.stack([x2.grad.numpy(), w2.grad.numpy()])
+        got = ms.load_output(out_dir, f"probe_grad_{name}.npy", dtype="float64")
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-9, atol=1e-12):
+            return f"the gradients of a graph with {what} are not PyTorch's (ex4: a node waits for every gradient)"
+    t = {n: torch.tensor(v, requires_grad=True) for n, v in pr.items() if n in ("a", "b", "c", "W")}
     s = ((t["a"] / t["b"]) * t["c"]).mm(t["W"].t())
     (s + s * s).sum().backward()
     blame = {"a": "ex1 (the quotient's derivatives), ex3 or ex4", "b": "ex1: d(a / b)/db = -a / b^2",
@@ -65,7 +85,6 @@ def check_probe(out_dir):
             return (f"the gradient of sum(s + s*s), s = ((a / b) * c) @ W.t(), with respect to {n} "
                     f"{list(want.shape)} is not PyTorch's (suspect {blame[n]}; s reached twice needs both "
                     f"gradients: ex4)")
-    pr = probe()
     z = torch.tensor(pr["z"], requires_grad=True)
     torch_ok = torch.autograd.gradcheck(lambda v: (v * 3.0).exp().sum(), (z,), atol=float(pr["tol"][0]),
                                         rtol=float(pr["tol"][1]), raise_exception=False)

@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     kd::data::DataLoader order(slow, {.batch_size = 1, .num_workers = 4});
     std::vector<kd::Tensor> got;
     for (auto& [x, y] : order) got.push_back(y.reshape({1}));
-    kd::save_npy(kd::cat(got, 0), out + "/probe_order.npy");
+    kd::save_npy(kd::cat(got, 0).to(kd::kInt64), out + "/probe_order.npy");
   }
   return 0;
 }
