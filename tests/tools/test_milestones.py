@@ -95,7 +95,7 @@ def main() -> int:
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for (ch, ex, program, meta), o, seconds in pool.map(run, cases):
-            print(f"--- {ch}.{ex} planted ({seconds:.1f} s): {o.status}: {o.detail}")
+            print(f"--- {ch}.{ex}{'' if ex == 'reference' else ' planted'} ({seconds:.1f} s): {o.status}: {o.detail}")
             if ex == "reference":
                 if o.status != "passed":
                     errors.append(f"{ch}: the reference's milestone did not pass: {o.detail}\n{o.output[-2000:]}")

@@ -7,6 +7,7 @@
 // reads each element of a and b once per tile it serves, a sixteenth of what a naive kernel reads.
 //
 //   milestone_ch08 IN_DIR OUT_DIR   (IN_DIR: the checker's *.npy; writes OUT_DIR/<name>.npy)
+#include "milestone_main.hpp"
 #include <kindling/cuda.hpp>
 #include <kindling/cuda/emulator.hpp>
 #include <kindling/cuda/kernels.hpp>
@@ -14,7 +15,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <vector>
 
@@ -38,21 +38,7 @@ std::int64_t readable(const kd::Tensor& t) {
 }  // namespace
 
 int run(int argc, char** argv);
-
-// A launch the emulator stopped (an index outside a buffer, a race, a barrier some threads skip) ends
-// the program with the emulator's message, its first line last, where the grader's summary looks.
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const kd::NotImplemented&) {
-    throw;  // the grader names the first piece not written yet from the message terminate prints
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    std::fflush(stdout);  // what the program printed first, then why it stopped
-    std::fprintf(stderr, "%s\nstopped: %s\n", what.c_str(), what.substr(0, what.find('\n')).c_str());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return milestone::main_of(argc, argv, run); }
 
 int run(int argc, char** argv) {
   if (argc != 3) {
