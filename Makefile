@@ -91,9 +91,10 @@ endif
 milestone: deps
 	@$(GRADE) --milestone-only $(if $(CH),--chapter $(CH))
 
-## hint: every hint of one exercise (EX=ch02.ex3); `make grade` shows the first after an attempt
+## hint: the hints of one exercise (EX=ch02.ex3): the concept and the approach; LEVEL=3 adds the
+## near-answer (LEVEL=1: the concept only). `make grade` shows the first after an attempt
 hint:
-	@$(PYTHON) scripts/grade.py --hint "$(EX)"
+	@$(PYTHON) scripts/grade.py --hint "$(EX)" $(if $(LEVEL),--hint-level $(LEVEL))
 
 ## book: Doxygen + Sphinx (-W) into build/book/html (+ singlehtml/), with program outputs captured now.
 ## Builds only what the book needs (the library and the chapter programs, not the tests).

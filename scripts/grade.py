@@ -116,7 +116,8 @@ def assemble(ch: str, manifest: dict, tests: list[GradedTest]) -> Chapter:
         for t in mine:
             t.max_score = points * t.pts / weight if weight > 0 else Fraction(0)
         exercises.append(Exercise(ex, meta.get("title", ex), hints_of(meta), points, mine,
-                                  piece=meta.get("piece", ""), test_hints=meta.get("test_hints", {})))
+                                  piece=meta.get("piece", ""), test_hints=meta.get("test_hints", {}),
+                                  show_output=str(meta.get("show_output", ""))))
     return Chapter(ch, manifest.get("title", ch), exercises)
 
 
@@ -580,7 +581,12 @@ def grade_chapter(args, ch: str, setup_error: str, workdir: str) -> Chapter:
             m = PIECE_ID.search(o.detail)
             if m and (m.group(1), m.group(2)) != (ch, t.exercise):
                 o.status = "blocked"
-                o.detail = f"needs {m.group(1)}.{m.group(2)} first ({o.detail.removeprefix('NotImplemented: ')})"
+                # "NotImplemented: ch01.ex1 (title) -- run make grade CH=01" -> "needs ch01.ex1 (title) first
+                # -- run make grade CH=01": the piece named once.
+                said = o.detail.removeprefix("NotImplemented: ").strip()
+                piece = f"{m.group(1)}.{m.group(2)}"
+                o.detail = (f"needs {said.replace(' -- ', ' first -- ', 1)}" if said.startswith(piece) and " -- " in said
+                            else f"needs {piece} first ({said})")
     if chapter.milestone and chapter.milestone.tests[0].outcome is None:
         chapter.milestone.tests[0].outcome = Outcome("not_run", detail="run make milestone CH=" + ch[2:])
     return chapter
@@ -634,10 +640,21 @@ def show_hints(args) -> int:
         print(f"  the piece: {meta['piece']}")
     if meta.get("file"):
         print(f"  your file: exercises/{ch}/{meta['file']}")
-    for k, h in enumerate(hints_of(meta), 1):
+    # Tiers: the concept, then the approach; the last hint is the near-answer (often the solution in
+    # pseudo-code), shown only when asked for with LEVEL=3 -- working it out is the exercise.
+    hints = hints_of(meta)
+    level = max(1, min(3, args.hint_level))
+    near_answer = hints[-1] if len(hints) > 1 else None
+    shown = hints[:-1] if near_answer else hints
+    for k, h in enumerate(shown[:level] if level < 3 else shown, 1):
         print(f"  hint {k}: {h}")
     for test, h in meta.get("test_hints", {}).items():
         print(f"  if \"{test}\" fails: {h}")
+    if near_answer and level >= 3:
+        print(f"  near-answer: {near_answer}")
+    elif near_answer or level < len(shown):
+        more = "the next hint" if level < len(shown) else "the near-answer (close to the solution)"
+        print(f"  (more: make hint EX={ch}.{ex} LEVEL={min(3, level + 1) if level < len(shown) else 3} shows {more})")
     return 0
 
 
@@ -656,7 +673,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--exercise", help="only this exercise (ch02.ex3)")
     ap.add_argument("--milestone-only", action="store_true", help="only the chapter's milestone")
     ap.add_argument("--no-milestone", action="store_true", help="skip milestones")
-    ap.add_argument("--hint", help="print every hint of one exercise (ch02.ex3) and exit")
+    ap.add_argument("--hint", help="print the hints of one exercise (ch02.ex3) and exit")
+    ap.add_argument("--hint-level", type=int, default=2,
+                    help="with --hint: 1 the concept, 2 the approach too (default), 3 also the near-answer")
     ap.add_argument("--tests-dir", type=Path, default=None, help="graded tests (default: <source>/tests/grading)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per test (manifest 'timeout' overrides)")
     ap.add_argument("--output-limit", type=int, default=4 << 20, help="bytes a test may print before it is killed")
@@ -673,6 +692,10 @@ def main(argv: list[str] | None = None) -> int:
     args.source = args.source.resolve()
     args.build = (args.build or args.source / "build").resolve()
     args.out = (args.out or args.build / "grade").resolve()
+    if args.milestone_only:
+        # `make milestone` writes alongside `make grade`'s reports, never over them: a milestone run's
+        # chNN.txt and results.json (milestones only) would otherwise replace the full ones.
+        args.out = args.out / "milestone"
     args.instructor_out = (args.instructor_out or args.out / "instructor").resolve()
     args.tests_dir = (args.tests_dir or args.source / "tests" / "grading").resolve()
     args.tree = args.tree or ("solutions" if args.solutions else "exercises")

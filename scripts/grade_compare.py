@@ -31,6 +31,21 @@ def _fmt(x) -> str:
     return str(x)
 
 
+def _differ(got, exp, dtype: str = "") -> str:
+    """'got G, expected E (difference D, dtype)' with as many digits as it takes for G and E to differ on the
+    page: at six digits 0.0274738 and 0.0274738 can be two numbers rtol 1e-9 tells apart."""
+    if not (isinstance(got, float) and isinstance(exp, float)) or isinstance(got, bool) or isinstance(exp, bool):
+        return f"got {_fmt(got)}, expected {_fmt(exp)}" + (f" ({dtype})" if dtype else "")
+    digits = 6
+    while digits < 17 and f"{got:.{digits}g}" == f"{exp:.{digits}g}" and got != exp:
+        digits += 1
+    text = f"got {got:.{digits}g}, expected {exp:.{digits}g}"
+    extra = [f"difference {got - exp:.3g}"] if math.isfinite(got) and math.isfinite(exp) else []
+    if dtype:
+        extra.append(dtype)
+    return text + (f" ({', '.join(extra)})" if extra else "")
+
+
 def _ints(v) -> str:
     return "[" + ", ".join(str(x) for x in v) + "]"
 
@@ -140,6 +155,16 @@ def judge_classifier(spec: dict, got: dict) -> str:
         for k, v in enumerate(losses):
             if not math.isfinite(v):
                 return f"the loss the program recorded at step {k} is {_fmt(v)} (it must stay finite)"
+        if spec.get("max_rise") is not None:
+            # Stable training: no step's loss rises more than max_rise above the lowest loss before it (a
+            # step too large overshoots, and the loss jumps up before it settles, if it does).
+            lowest = losses[0]
+            for k, v in enumerate(losses[1:], 1):
+                if v > lowest * (1 + spec["max_rise"]):
+                    return (f"the loss rose from {_fmt(lowest)} (its lowest so far) to {_fmt(v)} at step {k}: "
+                            f"more than {spec['max_rise']:.0%} up, the training is not stable (a step that "
+                            f"overshoots; a stable run's loss falls at every step)")
+                lowest = min(lowest, v)
         if spec.get("last_loss_of"):
             real = measured[spec["last_loss_of"]]
             if not abs(losses[-1] - real) < spec.get("last_loss_tol", 0.02):
@@ -326,8 +351,8 @@ def compare_one(name: str, exp: dict, got: dict) -> str:
             k = bad[0]
             tol = f" (rtol {rtol:g}, atol {atol:g})" if exp["dtype"].startswith("float") else ""
             where = f" at {_index(k, list(exp['shape']))}" if exp["shape"] else ""
-            return (f"{name}: {len(bad)} of {len(ed)} values differ{tol}; first{where}: got {_fmt(_num(gd[k]))}, "
-                    f"expected {_fmt(_num(ed[k]))}")
+            return (f"{name}: {len(bad)} of {len(ed)} values differ{tol}; first{where}: "
+                    f"{_differ(*((float(_num(gd[k])), float(_num(ed[k]))) if exp['dtype'].startswith('float') else (_num(gd[k]), _num(ed[k]))), exp['dtype'])}")
         return ""
     if kind == "ints":
         if list(got["data"]) != list(exp["data"]):
@@ -335,7 +360,8 @@ def compare_one(name: str, exp: dict, got: dict) -> str:
         return ""
     if kind == "float":
         if not _close(got["data"], exp["data"], float(exp.get("rtol", 1e-6)), float(exp.get("atol", 1e-9))):
-            return f"{name}: expected {_fmt(_num(exp['data']))}, got {_fmt(_num(got['data']))}"
+            return (f"{name}: {_differ(float(_num(got['data'])), float(_num(exp['data'])), 'a double')} "
+                    f"(rtol {float(exp.get('rtol', 1e-6)):g}, atol {float(exp.get('atol', 1e-9)):g})")
         return ""
     if got["data"] != exp["data"]:
         return f"{name}: expected {_fmt(exp['data'])}, got {_fmt(got['data'])}"

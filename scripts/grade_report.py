@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ class Exercise:
     tests: list[GradedTest] = field(default_factory=list)
     piece: str = ""
     test_hints: dict = field(default_factory=dict)
+    show_output: str = ""  # a regex: the lines of a failing test's output the score table shows (a loss)
 
     @property
     def score(self) -> Fraction:
@@ -122,6 +124,13 @@ class Chapter:
     def max_score(self) -> Fraction:
         return sum((e.points for e in self.graded() if e.tests), Fraction(0))
 
+
+
+# What a test program printed is shown under a failed test, where Catch2's own summary ("All tests passed",
+# "1 passed") would read as a verdict: the verdict is the grader's, from comparing what the program reported
+# with PyTorch (or judging it) after the program ran.
+PROGRAM_OUTPUT_NOTE = ("program output (excerpt; its own \"passed\" lines are not the verdict: the grader compares "
+                       "what it reported with PyTorch after it ran):")
 
 def exact(x) -> Fraction:
     """A number of points as an exact fraction (a manifest's 15, a tag's pts=2.5, a float already exact)."""
@@ -209,12 +218,28 @@ def table(chapters: list[Chapter], out_dir: str, instructor_dir: str | None = No
             lines += _wrap(ch.build_error, "    ")
         for note in ch.notes:
             lines += _wrap(note, "        ", "  note: ")
+        # Exercises that wait for the same piece of an earlier exercise: said once for the chapter, not once
+        # per exercise (a handout without an earlier chapter's reference blocks every later test on it).
+        waiting: dict[str, list[str]] = {}
+        for ex in ch.graded():
+            st = ex.status(visible_only=True) if ex.tests else None
+            if st is not None and st.status == "blocked" and st.detail.startswith("needs "):
+                waiting.setdefault(st.detail.split()[1], []).append(ex.id)
+        shared_waits = {piece: exs for piece, exs in waiting.items() if len(exs) > 1}
+        for piece, exs in shared_waits.items():
+            first = next(ex for ex in ch.graded() if ex.id == exs[0]).status(visible_only=True)
+            lines += _wrap(clip(f"{', '.join(exs)} wait: {first.detail}", TABLE_DETAIL_LIMIT), "        ", "  note: ")
         for ex in ch.graded():
             if not ex.tests:
                 continue
             st = ex.status(visible_only=True)
             if ex.id == "milestone":
                 st = ex.tests[0].outcome or st
+            if st.status == "blocked" and st.detail.startswith("needs ") and st.detail.split()[1] in shared_waits:
+                piece = st.detail.split()[1]
+                lead = f"  {ex.id:<4} {_short(ex.title, 44):<44} {fmt(ex.score):>5} / {fmt(ex.points):<4} "
+                lines += _wrap(f"waits for {piece} (see the note above)", " " * len(lead), lead)
+                continue
             label = ex.id if ex.id != "milestone" else "mile"
             lead = f"  {label:<4} {_short(ex.title, 44):<44} {fmt(ex.score):>5} / {fmt(ex.points):<4} "
             if ex.id == "milestone" and st.extra.get("line"):
@@ -233,6 +258,16 @@ def table(chapters: list[Chapter], out_dir: str, instructor_dir: str | None = No
                 lines += ["         " + l for l in shown[:8]]
                 if len(shown) > 8:
                     lines.append(f"         ... (all of it: {details_path(out_dir, ch)})")
+            if not st.passed and ex.show_output:
+                # What the exercise's own program prints (a find-the-bug program's losses), where the learner
+                # looks: the lines of the first failing visible test's output that the manifest names.
+                failing = ex.first_failure(visible_only=True)
+                text = failing.outcome.output if failing is not None and failing.outcome else ""
+                try:
+                    shown = [l for l in text.splitlines() if re.search(ex.show_output, l)][:6]
+                except re.error:
+                    shown = []
+                lines += ["       | " + clip(l, 100) for l in shown]
             if not st.passed and ex.attempted() and ex.nudge():
                 lines += _wrap(ex.nudge(), "             ", "       hint: ")
                 if len(ex.hints) > 1:
@@ -271,7 +306,7 @@ def _test_output(ch: Chapter, ex: Exercise, t: GradedTest, instructor: bool = Fa
             if budget[0] < len(text):
                 text = "(not shown: the report's limit on program output was reached)"
             budget[0] -= len(text)
-        parts.append("program output (excerpt):\n" + text)
+        parts.append(PROGRAM_OUTPUT_NOTE + "\n" + text)
     return "\n".join(parts)
 
 
@@ -297,7 +332,7 @@ def details(ch: Chapter, instructor: bool = False) -> str:
             if o.detail and o.status not in ("failed",):
                 out += ["   " + l for l in o.detail.splitlines()]
             if o.output.strip() and not o.passed:
-                out.append("   program output:")
+                out.append("   " + PROGRAM_OUTPUT_NOTE)
                 out += ["   | " + l for l in excerpt(o.output, 80, DETAILS_FILE_OUTPUT_LIMIT).splitlines()]
         if ex.score < ex.points and ex.attempted() and ex.hints:
             out.append(f"   hint: {ex.nudge()}   (more: make hint EX={ch.id}.{ex.id})")

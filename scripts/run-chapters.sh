@@ -94,7 +94,12 @@ while IFS=$'\t' read -r program source; do
   if [[ $QUIET -eq 1 ]]; then
     (cd "$OUTPUTS" && timeout --kill-after=10 "$limit" "$binary" "${args[@]}") >"$capture.tmp" 2>&1
   else
-    (cd "$OUTPUTS" && timeout --kill-after=10 "$limit" "$binary" "${args[@]}") 2>&1 | tee "$capture.tmp"
+    # On the terminal, a piece not written yet reads as the library's message alone: the C++ runtime's
+    # "terminate called after throwing an instance of 'kindling::NotImplemented'" line goes (the
+    # capture keeps everything, and the summary below says what to do).
+    (cd "$OUTPUTS" && timeout --kill-after=10 "$limit" "$binary" "${args[@]}") 2>&1 | tee "$capture.tmp" |
+      sed -u -e "/^terminate called after throwing an instance of 'kindling::NotImplemented'\$/d" \
+             -e 's/^  what():  \(NotImplemented: \)/\1/'
   fi
   rc=${PIPESTATUS[0]}
   tenths=$(( (${EPOCHREALTIME/./} - start) / 100000 ))
@@ -117,7 +122,8 @@ while IFS=$'\t' read -r program source; do
     if [[ -n "$stub" ]]; then
       echo "=== $program stopped at a piece of your library that is not written yet:" >&2
       echo "    $stub" >&2
-      echo "run-chapters: stopped at program $ran ($program); the rest need that piece too (or take the reference: REFERENCE=NN)" >&2
+      echo "run-chapters: stopped at program $ran ($program), the first to reach it; the programs after it were not run" >&2
+      echo "    (later chapters build on earlier pieces). Write the piece, or take its chapter's reference: REFERENCE=NN" >&2
       exit 1
     fi
     echo "=== $program: FAILED ($why); output in $OUTPUTS/$program.failed.txt" >&2

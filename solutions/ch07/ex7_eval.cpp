@@ -14,10 +14,17 @@ namespace kindling::debug::find_the_bug {
 
 double evaluate(nn::Module& model, const Problem& p) {
   NoGradGuard no_grad;
-  // BEGIN SOLUTION ex7: evaluation mode
+  // BEGIN SOLUTION ex7: evaluation mode, and back to the mode the model was in
   // eval(): Dropout passes every unit through, BatchNorm normalises by its running statistics (and
   // leaves them alone). In train() mode each batch of 16 would be normalised by its own statistics,
   // half the units dropped at random, and the running statistics moved towards the held-out data.
+  // The mode is part of the state the caller handed in: a training loop that evaluates between epochs
+  // goes on in train() mode, so it is restored on the way out (a destructor: even if a batch throws).
+  struct RestoreMode {
+    nn::Module& model;
+    bool training;
+    ~RestoreMode() { model.train(training); }
+  } restore{model, model.is_training()};
   model.eval();
   // STUB
   // END SOLUTION

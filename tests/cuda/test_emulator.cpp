@@ -83,6 +83,7 @@ __global__ void barrier_in_branch(Span<float> out) {
   out[threadIdx.x] = 1.0f;
 }
 
+constexpr int kRacyLine = __LINE__ + 7;  // the line of sum_missing_barrier's racy += below
 __global__ void sum_missing_barrier(Span<const float> x, Span<float> out) {
   __shared__ SharedArray<float, 64> buf;
   int t = threadIdx.x;
@@ -91,9 +92,11 @@ __global__ void sum_missing_barrier(Span<const float> x, Span<float> out) {
   for (int s = 32; s > 0; s /= 2) {
     if (t < s) buf[t] += buf[t + s];  // no barrier: level s reads what level 2s is still writing
   }
+  static_assert(__LINE__ == kRacyLine + 2);
   if (t == 0) out[0] = buf[0];
 }
 
+constexpr int kOverwriteLine = __LINE__ + 7;  // write_after_read's racy write below
 __global__ void write_after_read(Span<float> out) {
   __shared__ SharedArray<float, 32> buf;
   int t = threadIdx.x;
@@ -101,6 +104,7 @@ __global__ void write_after_read(Span<float> out) {
   __syncthreads();
   float right = buf[(t + 1) % 32];
   buf[t] = right;  // thread t-1 has read buf[t] in this epoch: it may see the old or the new value
+  static_assert(__LINE__ == kOverwriteLine + 1);
   out[t] = buf[t];
 }
 
@@ -222,7 +226,8 @@ TEST_CASE("emulator: a shared-memory race between barriers is reported (read aft
               Span<float>(out.data(), 1));
   });
   CHECK_THAT(msg, Contains("race on element ("));
-  CHECK_THAT(msg, Contains("of __shared__ float[64]"));
+  // The report names the line that touched the array (two tiles of one shape are told apart by it).
+  CHECK_THAT(msg, Contains("of __shared__ float[64] at test_emulator.cpp:" + std::to_string(kRacyLine) + ": "));
   CHECK_THAT(msg, Contains("since the last __syncthreads()"));
 }
 
@@ -233,6 +238,7 @@ TEST_CASE("emulator: a shared-memory race between barriers is reported (write af
   });
   CHECK_THAT(msg, Contains("race on element ("));
   CHECK_THAT(msg, Contains("it overwrites what thread ("));
+  CHECK_THAT(msg, Contains(" at test_emulator.cpp:" + std::to_string(kOverwriteLine) + ": "));
 }
 
 TEST_CASE("emulator: reading shared memory no thread wrote is reported") {
@@ -240,7 +246,8 @@ TEST_CASE("emulator: reading shared memory no thread wrote is reported") {
   auto msg = error_of([&] {
     KD_LAUNCH(uninitialised_read, dim3(1), dim3(64), Span<float>(out.data(), 64));
   });
-  CHECK_THAT(msg, Contains("reads element (32) of __shared__ float[64], which no thread"));
+  CHECK_THAT(msg, Contains("reads element (32) of __shared__ float[64] at test_emulator.cpp:"));
+  CHECK_THAT(msg, Contains(", which no thread of this block has written"));
 }
 
 TEST_CASE("emulator: a shuffle whose mask names lanes that exited is reported") {

@@ -137,18 +137,20 @@ class Judged:
         self.spec = spec
 
 
-def judge_classifier(weights, sets, losses=None, last_loss_of=None, last_loss_tol=0.02, moved=None):
+def judge_classifier(weights, sets, losses=None, last_loss_of=None, last_loss_tol=0.02, moved=None, max_rise=None):
     """A two-layer ReLU classifier (Linear -> ReLU -> Linear, PyTorch's [out, in] weights) the test trained
     and reported: `weights` names the four reported tensors (fc1.weight, fc1.bias, fc2.weight, fc2.bias);
     each entry of `sets` is (label, x, y, max_loss, min_accuracy) with data the checker evaluates the
     network on (held-out data the test process never sees, or the training set it had); `losses` names a
     reported float64 tensor of per-step losses that must all be finite, and with `last_loss_of` (a label
     of `sets`) the last one must be the network's own loss there within last_loss_tol; `moved` = (name of
-    the reported initial fc1.weight, least relative change) asks that the first layer moved."""
+    the reported initial fc1.weight, least relative change) asks that the first layer moved; `max_rise`
+    (with `losses`) that no recorded loss rises more than that fraction above the lowest one before it."""
     def arr(t):
         return np.asarray(t.detach().numpy() if isinstance(t, torch.Tensor) else t)
     spec = {"kind": "classifier", "weights": list(weights), "sets": [], "losses": losses,
-            "last_loss_of": last_loss_of, "last_loss_tol": last_loss_tol, "moved": list(moved) if moved else None}
+            "last_loss_of": last_loss_of, "last_loss_tol": last_loss_tol, "moved": list(moved) if moved else None,
+            "max_rise": max_rise}
     for label, x, y, max_loss, min_acc in sets:
         spec["sets"].append({"label": label, "x": arr(x).astype(float).tolist(), "y": arr(y).astype(int).tolist(),
                              "max_loss": max_loss, "min_accuracy": min_acc})

@@ -4,12 +4,23 @@
 // contiguous(), softmax and sum. The program writes the class means; milestone.py classifies the 10,000
 // test images with them (images this program never sees) and judges the accuracy.
 //
-//   milestone_ch01 IN_DIR OUT_DIR   (IN_DIR: train_images.npy, train_labels.npy;
-//                                    writes OUT_DIR/means.npy, float32 [10, 784], judged by milestone.py)
+// The classifier meets the pieces only where they are easy (no empty tensor, no negative index, no
+// logits large enough to overflow exp), so the program also runs them on the checker's tensors, drawn
+// per run, and writes what they gave; milestone.py computes the same with numpy:
+//   probe_strides.npy   the strides of a new tensor of the checker's shape, with a 0 in it (ex1)
+//   probe_select.npy    p[-k] of the checker's p (ex2)
+//   probe_add.npy       u [n, 1] and v [1, m] expanded to [n, m], made contiguous, added (ex3, ex4)
+//   probe_softmax.npy   softmax over the rows of logits in the hundreds (ex5)
+//   probe_sum.npy       the sum of every element of p (ex6)
+//
+//   milestone_ch01 IN_DIR OUT_DIR   (IN_DIR: train_images.npy, train_labels.npy and the checker's probe_*.npy;
+//                                    writes OUT_DIR/means.npy, float32 [10, 784], judged by milestone.py,
+//                                    and the files above)
 #include <kindling/tensor.hpp>
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace kd = kindling;
 
@@ -47,5 +58,21 @@ int main(int argc, char** argv) {
   std::printf("nearest class mean: %lld training images in %lld classes; %.2f %% of the first 10,000 training "
               "images classified correctly; means written for the grader\n",
               static_cast<long long>(x.size(0)), static_cast<long long>(means.size(0)), 100 * train_acc);
+
+  // The probes. probe_shape: a shape with a 0 in it; probe_k: the negative index's distance from the end.
+  auto load = [&](const char* name) { return kd::load_npy(in + "/probe_" + name + ".npy"); };
+  const kd::Tensor shape_t = load("shape");
+  std::vector<std::int64_t> shape;
+  for (std::int64_t i = 0; i < shape_t.numel(); ++i) shape.push_back(shape_t[i].item<std::int64_t>());
+  const kd::Tensor empty = kd::empty(shape);
+  std::vector<std::int64_t> strides(empty.strides().begin(), empty.strides().end());
+  kd::save_npy(kd::tensor(strides, {static_cast<std::int64_t>(strides.size())}), out + "/probe_strides.npy");
+  const kd::Tensor p = load("p");  // [r, c]
+  kd::save_npy(p[-load("k").item<std::int64_t>()].contiguous(), out + "/probe_select.npy");
+  const kd::Tensor u = load("u"), v = load("v");  // [r, 1], [1, c]: each stretched by expand (ex3)
+  kd::save_npy(u.expand({u.size(0), v.size(1)}).contiguous() + v.expand({u.size(0), v.size(1)}).contiguous(),
+               out + "/probe_add.npy");
+  kd::save_npy(kd::softmax(load("logits"), 1), out + "/probe_softmax.npy");
+  kd::save_npy(p.sum(), out + "/probe_sum.npy");
   return 0;
 }

@@ -5,8 +5,19 @@
 // differences), and writes the final parameters and their gradients for the judge, which recomputes
 // the loss and the gradients itself.
 //
-//   milestone_ch02 IN_DIR OUT_DIR   (IN_DIR: x.npy [128, 2], y.npy [128, 1], float64;
-//                                    writes OUT_DIR/{w1,b1,w2,b2}.npy and grad_{w1,b1,w2,b2}.npy)
+// The network needs only some of the chapter's pieces where they can go wrong (it divides nothing, its
+// broadcasts have no size-1 dimension, its matmuls no transposed operand), so the program also takes
+// the gradients of the checker's expression on the checker's tensors, drawn per run, which the checker
+// computes with PyTorch: loss = sum(v), v = s + s * s (s reached twice: ex4), s = ((a / b) * c) @ W.t()
+// (the quotient's derivatives: ex1; c [n, 1] broadcast: ex2; a transposed operand: ex3), and of
+// graphs where a node waits for several gradients (skip connections, two roots: ex4); and runs
+// gradcheck with the checker's tolerances on a function whose finite differences are off by far more
+// than atol and far less than rtol of their size: PyTorch's gradcheck passes it (ex5).
+//
+//   milestone_ch02 IN_DIR OUT_DIR   (IN_DIR: x.npy [128, 2], y.npy [128, 1], float64, and the probe's
+//                                    probe_{a,b,c,W,x2,w2,g2,z,tol}.npy; writes OUT_DIR/{w1,b1,w2,b2}.npy,
+//                                    grad_{w1,b1,w2,b2}.npy, probe_grad_{a,b,c,W,skip,roots}.npy,
+//                                    gradcheck.npy)
 #include <kindling/autograd.hpp>
 
 #include <cstdio>
@@ -69,5 +80,39 @@ int main(int argc, char** argv) {
   }
   std::printf("loss %.6f -> %.6f after 4000 steps; gradcheck %s (max |analytical - numerical| %.2e)\n", first,
               loss.item<double>(), check.ok ? "passed" : "FAILED", check.max_abs_error);
+
+  // The probe.
+  {
+    auto leaf = [&](const char* name) { return kd::load_npy(in + "/probe_" + name + ".npy").requires_grad_(); };
+    kd::Tensor a = leaf("a"), b = leaf("b"), c = leaf("c"), W = leaf("W");  // [n, m], [n, m], [n, 1], [k, m]
+    const kd::Tensor s = ((a / b) * c).matmul(W.t());                      // [n, k]
+    (s + s * s).sum().backward();
+    const std::pair<const char*, const kd::Tensor*> grads[] = {{"a", &a}, {"b", &b}, {"c", &c}, {"W", &W}};
+    for (const auto& [name, t] : grads) kd::save_npy(t->grad(), out + "/probe_grad_" + name + ".npy");
+    // The engine's order on graphs where a node waits for several gradients: skip connections with a
+    // parameter used at every step, and two roots, one inside the other's graph (ex4).
+    kd::Tensor x2 = kd::load_npy(in + "/probe_x2.npy").requires_grad_(), w2 = kd::load_npy(in + "/probe_w2.npy").requires_grad_();
+    {
+      const kd::Tensor h = x2.tanh();
+      kd::Tensor y = h;
+      for (int i = 0; i < 6; ++i) y = (y * w2).tanh() + (i % 2 == 0 ? h : y * 0.5);
+      (y * y).sum().backward();
+      kd::save_npy(kd::stack({x2.grad(), w2.grad()}), out + "/probe_grad_skip.npy");
+    }
+    x2.set_grad(kd::Tensor());
+    w2.set_grad(kd::Tensor());
+    {
+      const kd::Tensor y1 = (x2 * w2).exp();
+      const kd::Tensor y2 = (y1 * x2).tanh().sum();
+      kd::autograd::backward({y2, y1}, {kd::Tensor(), kd::load_npy(in + "/probe_g2.npy")});
+      kd::save_npy(kd::stack({x2.grad(), w2.grad()}), out + "/probe_grad_roots.npy");
+    }
+    const kd::Tensor tol = kd::load_npy(in + "/probe_tol.npy");  // [atol, rtol]
+    const kd::autograd::GradcheckResult probe = kd::autograd::gradcheck(
+        [](const std::vector<kd::Tensor>& v) { return (v[0] * 3.0).exp().sum(); },
+        {kd::load_npy(in + "/probe_z.npy").requires_grad_()},
+        {.atol = tol[0].item<double>(), .rtol = tol[1].item<double>()});
+    kd::save_npy(kd::tensor(std::vector<double>{probe.ok ? 1.0 : 0.0}, {1}), out + "/gradcheck.npy");
+  }
   return 0;
 }

@@ -46,9 +46,52 @@ def save_safetensors(sd, path):
     os.replace(path + ".tmp", path)
 
 
+def probes():
+    """This run's probes: the dropout probability, the negative index j, the input of model[-j], and the
+    keys extra.safetensors holds beyond the network's own."""
+    rng = ms.secret_rng("ch03 probes")
+    p = float(rng.uniform(0.2, 0.7))
+    j = int(rng.integers(1, 3))  # model[-1]: Linear(64, 10); model[-2]: Sequential(Linear(256, 64), Tanh)
+    h = rng.standard_normal((int(rng.integers(3, 20)), 64 if j == 1 else 256)).astype(np.float32)
+    extra = sorted({f"{rng.choice(['head', 'aux', 'proj', 'fc9'])}.{int(rng.integers(100))}.weight"
+                    for _ in range(int(rng.integers(1, 4)))})
+    return p, j, h, extra
+
+
 def prepare(in_dir):
     save_safetensors(network().state_dict(), os.path.join(in_dir, "weights.safetensors"))
     ms.save(os.path.join(in_dir, "x.npy"), inputs())
+    p, j, h, extra = probes()
+    sd = dict(network().state_dict())
+    for k in extra:
+        sd[k] = torch.ones(3)
+    save_safetensors(sd, os.path.join(in_dir, "extra.safetensors"))
+    ms.save(os.path.join(in_dir, "probe.npy"), np.array([p, j], dtype=np.float64))
+    ms.save(os.path.join(in_dir, "h.npy"), h)
+
+
+def check_probes(out_dir):
+    """'' or what a piece the outputs do not need got wrong."""
+    p, j, h, extra = probes()
+    listed = sorted(l for l in ms.read_text_output(out_dir, "unexpected.txt").splitlines() if l.strip())
+    if listed != extra:
+        return (f"a non-strict load_state_dict of a file with {len(extra)} key(s) the network does not have reported "
+                f"{len(listed)} unexpected key(s), not those (ex5)")
+    d = ms.load_output(out_dir, "dropout.npy", shape=(4096,), dtype="float32").astype(np.float64)
+    kept = d != 0
+    if not np.allclose(d[kept], 1 / (1 - p), rtol=1e-5):
+        return f"Dropout({p:.3f}) in train() mode on ones: a kept element must be 1 / (1 - p) = {1 / (1 - p):.6g} (ex3)"
+    dropped = float((~kept).mean())
+    sigma = (p * (1 - p) / d.size) ** 0.5
+    if abs(dropped - p) > 6 * sigma:
+        return f"Dropout({p:.3f}) in train() mode dropped {dropped:.1%} of 4096 elements (ex3)"
+    with torch.no_grad():
+        want = network()[-j](torch.from_numpy(h)).numpy()
+    got = ms.load_output(out_dir, "indexed.npy", dtype="float32")
+    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+        return (f"model[-{j}] on a [{h.shape[0]}, {h.shape[1]}] input gave shape {list(got.shape)}, not the "
+                f"{list(want.shape)} values of PyTorch's model[-{j}] (ex2: a negative index counts from the end)")
+    return ""
 
 
 def check(out_dir):
@@ -73,8 +116,14 @@ def check(out_dir):
         k = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
         detail = (f"the network does not print like PyTorch's: line {k + 1} differs; PyTorch prints it as:\n"
                   + (want[k] if k < len(want) else "(nothing: PyTorch's print ends before)"))
-    return ms.verdict(out_dir, "ch03", what, f"{err:.3g}" + ("" if same_print else ", printed differently"), f"<= {TOL:g}, printed alike",
-                      err <= TOL and same_print, detail)
+    try:
+        wrong = check_probes(out_dir)
+    except ValueError as e:
+        wrong = str(e)
+    if wrong:
+        detail = (detail + "\n" if detail else "") + wrong
+    return ms.verdict(out_dir, "ch03", what, f"{err:.3g}" + ("" if same_print else ", printed differently"),
+                      f"<= {TOL:g}, printed alike, every piece checked", err <= TOL and same_print and not wrong, detail)
 
 
 if __name__ == "__main__":

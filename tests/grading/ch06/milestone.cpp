@@ -4,13 +4,29 @@
 // Two epochs of Adam; the program writes its trained weights and milestone.py evaluates them on the
 // 10,000 test images, which this program never sees (IN_DIR holds the training set only).
 //
-//   milestone_ch06 IN_DIR OUT_DIR   (IN_DIR: the MNIST-format training files; writes OUT_DIR/<param>.npy)
+// Accuracy alone would pass a library whose pieces are wrong where this run does not go (an inf that
+// is never found because a NaN always comes with it, a scale that grows one step late, a recomputation
+// that draws new random numbers where the segment has none). So the program also writes what each
+// piece did, and the checker judges it against what it computes itself, with values drawn per run:
+//   scales.npy      every step's (skipped, scale after update()), at the checker's growth_interval: the
+//                   checker replays PyTorch's rule on the skips (ex2), and the run must overflow and skip
+//   probe_*.npy     a batch of the checker's, through a checkpointed fc1 -> ReLU -> dropout(0.5) in float32,
+//                   scaled by the checker's scale: the unscaled gradients (ex1, ex3: the checker computes
+//                   them from the weights and the forward's hidden layer) and that hidden layer
+//   inf_*.npy       the same batch with one gradient element set to +inf at the checker's place: the step
+//                   must be skipped (the weights after it must be the written ones) and the scale halved
+//
+//   milestone_ch06 IN_DIR OUT_DIR   (IN_DIR: the MNIST-format training files and the checker's probe*.npy;
+//                                    writes OUT_DIR/<param>.npy and the files above)
+#include "milestone_main.hpp"
 #include <kindling/kindling.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <limits>
 #include <utility>
+#include <vector>
 
 namespace kd = kindling;
 
@@ -31,7 +47,10 @@ struct SimpleNet : kd::nn::Module {
   }
 };
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv);
+int main(int argc, char** argv) { return milestone::main_of(argc, argv, run); }
+
+int run(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s IN_DIR OUT_DIR\n", argv[0]);
     return 2;
@@ -43,10 +62,20 @@ int main(int argc, char** argv) {
   kd::data::MNIST train_set(in, kd::data::Split::Train, transform);
   kd::data::DataLoader train_loader(train_set, {.batch_size = 64, .shuffle = true, .num_workers = 2});
 
+  // The checker's numbers for this run: growth_interval, the probe's scale, where its inf goes.
+  const kd::Tensor config = kd::load_npy(in + "/probe_config.npy", kd::kFloat64);
+  const auto growth_interval = static_cast<std::int64_t>(config[0].item<double>());
+  const double probe_scale = config[1].item<double>();
+  const auto inf_param = static_cast<std::int64_t>(config[2].item<double>());
+  const auto inf_index = static_cast<std::int64_t>(config[3].item<double>());
+
   SimpleNet model;
   kd::optim::Adam optimizer(model.parameters(), {.lr = 1e-3});
   kd::nn::CrossEntropyLoss criterion;
-  kd::amp::GradScaler scaler;  // PyTorch's defaults: init_scale 65536, growth_interval 2000
+  // PyTorch's init_scale 65536, and a growth_interval short enough that the scale climbs into overflow
+  // (and is backed off) many times in two epochs.
+  kd::amp::GradScaler scaler({.growth_interval = growth_interval});
+  std::vector<double> trajectory;  // per step: skipped (0/1), the scale after update()
   for (int epoch = 1; epoch <= 2; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     model.train();
@@ -60,8 +89,11 @@ int main(int argc, char** argv) {
         loss = criterion(model(images), labels);  // float16 matmuls, a float32 loss
       }
       scaler.scale(loss).backward();
-      if (!scaler.step(optimizer)) ++skipped;  // an overflow: no step, a smaller scale
+      const bool stepped = scaler.step(optimizer);
+      if (!stepped) ++skipped;  // an overflow: no step, a smaller scale
       scaler.update();
+      trajectory.push_back(stepped ? 0.0 : 1.0);
+      trajectory.push_back(scaler.get_scale());
       total += loss.item<double>();
     }
     std::printf("epoch %d: train loss %.4f, %lld step(s) skipped, scale %g (%.1f s)\n", epoch,
@@ -75,5 +107,46 @@ int main(int argc, char** argv) {
       {"fc2.weight", &model.fc2.weight}, {"fc2.bias", &model.fc2.bias}};
   for (const auto& [name, p] : weights) kd::save_npy(p->detach().to(kd::kFloat32), out + "/" + name + ".npy");
   std::printf("trained weights written to %s\n", out.c_str());
+  const auto steps = static_cast<std::int64_t>(trajectory.size() / 2);
+  kd::save_npy(kd::tensor(trajectory, {steps, 2}), out + "/scales.npy");
+
+  // The probe: the checker's batch, float32, the hidden layer checkpointed with dropout in it (so the
+  // recomputation must draw the same mask), the loss scaled by the checker's scale.
+  const kd::Tensor px = kd::load_npy(in + "/probe_x.npy", kd::kFloat32);  // [n, 784]
+  const kd::Tensor py = kd::load_npy(in + "/probe_y.npy", kd::kInt64);    // [n]
+  kd::Tensor hidden;  // the forward's hidden layer (the first run of the segment)
+  auto segment = [&](const kd::Tensor& t) {
+    kd::Tensor h = kd::nn::functional::dropout(model.relu(model.fc1(t)), 0.5, true);
+    if (!hidden.defined()) hidden = h.detach().clone();
+    return h;
+  };
+  kd::optim::SGD probe_opt(model.parameters(), {.lr = 0.1});
+  {
+    kd::amp::GradScaler probe_scaler({.init_scale = probe_scale});
+    probe_opt.zero_grad();
+    kd::Tensor loss = criterion(model.fc2(kd::utils::checkpoint(segment, px)), py);
+    probe_scaler.scale(loss).backward();
+    probe_scaler.unscale_(probe_opt);  // your ex1; the step is never taken
+    kd::save_npy(hidden, out + "/probe_hidden.npy");
+    for (const auto& [name, p] : weights) kd::save_npy(p->grad().to(kd::kFloat32), out + "/probe_grad." + name + ".npy");
+  }
+  // The same batch with one gradient element +inf: a step that must not happen.
+  {
+    kd::amp::GradScaler probe_scaler({.init_scale = probe_scale});
+    probe_opt.zero_grad();
+    kd::Tensor loss = criterion(model(px), py);
+    probe_scaler.scale(loss).backward();
+    {
+      kd::NoGradGuard no_grad;
+      kd::Tensor g = weights[inf_param].second->grad();
+      g.view({-1}).narrow(0, inf_index, 1).fill_(std::numeric_limits<double>::infinity());
+    }
+    const bool stepped = probe_scaler.step(probe_opt);
+    probe_scaler.update();
+    kd::save_npy(kd::tensor(std::vector<double>{stepped ? 1.0 : 0.0, probe_scaler.get_scale()}, {2}),
+                 out + "/inf_step.npy");
+    for (const auto& [name, p] : weights) kd::save_npy(p->detach().to(kd::kFloat32), out + "/inf_after." + name + ".npy");
+  }
+  std::printf("%lld steps' scales and the probe's gradients written\n", static_cast<long long>(steps));
   return 0;
 }

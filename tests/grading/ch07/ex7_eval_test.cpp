@@ -47,4 +47,6 @@ TEST_CASE("evaluate: the network is the same afterwards", "[ch07][ex7][pts=10]")
   grading::expect("after: bn.num_batches_tracked", model->bn.num_batches_tracked.detach());
   grading::expect("after: fc1.weight", model->fc1.weight.detach());
   grading::expect("after: fc2.weight", model->fc2.weight.detach());
+  // ...and its mode: a training loop that calls evaluate() between epochs goes on training in train() mode.
+  grading::expect("after: still in train() mode", model->is_training());
 }

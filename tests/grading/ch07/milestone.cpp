@@ -8,7 +8,21 @@
 // The program writes the kept weights (BatchNorm's running statistics included); milestone.py evaluates
 // them on the 10,000 test images, which this program never sees (IN_DIR holds the training set only).
 //
-//   milestone_ch07 IN_DIR OUT_DIR   (IN_DIR: the MNIST-format training files; writes OUT_DIR/<name>.npy)
+// Accuracy alone would pass pieces that are wrong where this run does not need them (a clip that also
+// scales small gradients up trains about as well; the chapter's find-the-bug programs are not in this
+// pipeline at all). So the program also writes what each piece did on the checker's data, drawn per
+// run, and milestone.py judges it against what it computes itself:
+//   raw.*, clip*.*  the gradients of a probe batch (eval() mode) clipped at the checker's two max_norms,
+//                   one far below their norm and one far above it, and the norms returned (ex1)
+//   evaluate.npy    evaluate's (ex7) and validate's (ex9) accuracies of the kept network on the probe
+//                   batch, and whether the model was still in train() mode after evaluate; the state
+//                   after it (eval_after.*) must be the written one
+//   ftb.<program>.* each find-the-bug program (ex2-ex6, ex8) trained on the checker's problem: the
+//                   checker judges its network on held-out samples, as the exercises' tests do
+//
+//   milestone_ch07 IN_DIR OUT_DIR   (IN_DIR: the MNIST-format training files and the checker's *.npy;
+//                                    writes OUT_DIR/<name>.npy and the files above)
+#include "milestone_main.hpp"
 #include <kindling/debug/find_the_bug.hpp>
 #include <kindling/kindling.hpp>
 
@@ -17,6 +31,7 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kd = kindling;
 namespace ftb = kd::debug::find_the_bug;
@@ -46,7 +61,10 @@ kd::StateDict copy_of(const kd::nn::Module& model) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv);
+int main(int argc, char** argv) { return milestone::main_of(argc, argv, run); }
+
+int run(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s IN_DIR OUT_DIR\n", argv[0]);
     return 2;
@@ -117,5 +135,59 @@ int main(int argc, char** argv) {
       {"fc2.weight", &model.fc2.weight},        {"fc2.bias", &model.fc2.bias}};
   for (const auto& [name, p] : weights) kd::save_npy(p->detach().to(kd::kFloat32), out + "/" + name + ".npy");
   std::printf("kept weights written to %s\n", out.c_str());
+
+  // The checker's probe batch and max_norms.
+  const ftb::Problem probe{kd::load_npy(in + "/probe_x.npy", kd::kFloat32), kd::load_npy(in + "/probe_y.npy", kd::kInt64),
+                           10};
+  const kd::Tensor max_norms = kd::load_npy(in + "/probe_max_norms.npy", kd::kFloat64);  // [2]
+  const std::pair<const char*, const kd::Tensor*> params[] = {
+      {"fc1.weight", &model.fc1.weight}, {"fc1.bias", &model.fc1.bias}, {"bn.weight", &model.bn.weight},
+      {"bn.bias", &model.bn.bias},       {"fc2.weight", &model.fc2.weight}, {"fc2.bias", &model.fc2.bias}};
+  // ex1: the probe's gradients (eval() mode: no dropout, BatchNorm's running statistics) clipped twice.
+  model.eval();
+  std::vector<double> norms;
+  for (int k = 0; k < 2; ++k) {
+    opt->zero_grad();
+    criterion(model(probe.x), probe.y).backward();
+    if (k == 0) {  // the gradients before clipping, once
+      for (const auto& [name, p] : params) kd::save_npy(p->grad().to(kd::kFloat32), out + "/raw." + name + ".npy");
+    }
+    norms.push_back(kd::nn::utils::clip_grad_norm_(model.parameters(), max_norms[k].item<double>()).item<double>());
+    for (const auto& [name, p] : params) {
+      kd::save_npy(p->grad().to(kd::kFloat32), out + "/clip" + std::to_string(k) + "." + name + ".npy");
+    }
+  }
+  kd::save_npy(kd::tensor(norms, {2}), out + "/clip_norms.npy");
+  // ex7 and ex9: the kept network's accuracy on the probe, from a model in train() mode.
+  model.train();
+  const double evaluated = ftb::evaluate(model, probe);
+  const bool still_training = model.is_training();
+  for (const auto& [name, p] : weights) {
+    kd::save_npy(p->detach().to(kd::kFloat32), out + "/eval_after." + name + ".npy");
+  }
+  const double validated = ftb::validate(model, probe);
+  kd::save_npy(kd::tensor(std::vector<double>{evaluated, still_training ? 1.0 : 0.0, validated}, {3}),
+               out + "/evaluate.npy");
+
+  // ex2-ex6, ex8: the find-the-bug programs on the checker's problem.
+  const ftb::Problem problem{kd::load_npy(in + "/ftb_x.npy", kd::kFloat32), kd::load_npy(in + "/ftb_y.npy", kd::kInt64),
+                             static_cast<std::int64_t>(kd::load_npy(in + "/ftb_classes.npy", kd::kInt64).item<std::int64_t>())};
+  using Program = ftb::Run (*)(const ftb::Problem&);
+  const std::pair<const char*, Program> programs[] = {
+      {"train_fast", ftb::train_fast},       {"train_labels", ftb::train_labels},
+      {"train_from_scratch", ftb::train_from_scratch}, {"train_steady", ftb::train_steady},
+      {"train_probabilities", ftb::train_probabilities}, {"train_features", ftb::train_features}};
+  // train_features must move the first layer: its initial weights, as every program starts from them.
+  kd::save_npy(ftb::start_run(problem).model->fc1.weight.detach().clone(), out + "/ftb.initial_fc1.npy");
+  for (const auto& [program, fn] : programs) {
+    const ftb::Run run = fn(problem);
+    const std::string prefix = out + "/ftb." + program + ".";
+    const std::pair<const char*, const kd::Tensor*> w[] = {
+        {"fc1.weight", &run.model->fc1.weight}, {"fc1.bias", &run.model->fc1.bias},
+        {"fc2.weight", &run.model->fc2.weight}, {"fc2.bias", &run.model->fc2.bias}};
+    for (const auto& [name, p] : w) kd::save_npy(p->detach().to(kd::kFloat32), prefix + name + ".npy");
+    kd::save_npy(kd::tensor(run.losses, {static_cast<std::int64_t>(run.losses.size())}), prefix + "losses.npy");
+  }
+  std::printf("the probe's clipped gradients, evaluations and the find-the-bug programs' networks written\n");
   return 0;
 }

@@ -93,7 +93,7 @@ def training_inputs():
 WEIGHTS = ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias")
 
 
-def outcome(train_loss=None, acc=None, held_out_loss=None, last_loss_tol=None, moved=None):
+def outcome(train_loss=None, acc=None, held_out_loss=None, last_loss_tol=None, moved=None, max_rise=None):
     """The verdict on a program's run: its network's loss on its training set below train_loss; on the
     held-out set at least `acc` accuracy and a loss below held_out_loss; every recorded loss finite."""
     p = problem()
@@ -102,7 +102,7 @@ def outcome(train_loss=None, acc=None, held_out_loss=None, last_loss_tol=None, m
         sets.append(("held-out samples", *p["held_out"], held_out_loss, acc))
     return {"the trained network": judge_classifier(
         WEIGHTS, sets, losses="losses", last_loss_of="its training set" if last_loss_tol else None,
-        last_loss_tol=last_loss_tol or 0.02, moved=moved)}
+        last_loss_tol=last_loss_tol or 0.02, moved=moved, max_rise=max_rise)}
 
 
 _reference = {}
@@ -138,10 +138,14 @@ def reference():
 # network that learned the wrong classes); relative to PyTorch's repaired program where a bug comes close:
 # summed gradients (ex5) give a held-out loss 1.35-2x the repaired one's (and ~70 without any clearing),
 # a second softmax (ex6) a training loss 2-8x.
+# train_fast must also train stably: at lr 0.5 (the repair) full-batch descent lowers the loss at every
+# step (measured with PyTorch on 5 problems: never above 0.995x the lowest before), while a step that is
+# still too large (lr 5: the loss rises 1.9-23x above its lowest before it settles) reaches a low final
+# loss all the same. So the loss may never rise more than 10 % above its lowest so far.
 for fn in ("train_fast", "train_labels", "train_from_scratch"):
     @case(f"{fn}: the loss stays finite and falls", **training_inputs())
-    def _(x, y):
-        return outcome(train_loss=0.35)
+    def _(x, y, fn=fn):
+        return outcome(train_loss=0.35, max_rise=0.1 if fn == "train_fast" else None)
 
     @case(f"{fn}: the network classifies held-out samples", **training_inputs())
     def _(x, y):
@@ -264,6 +268,7 @@ def _(**state):
     out = {"evaluate()": own_accuracy("dropout")}
     for name in ("bn.running_mean", "bn.running_var", "bn.num_batches_tracked", "fc1.weight", "fc2.weight"):
         out[f"after: {name}"] = state[name]
+    out["after: still in train() mode"] = True  # the header: the state is left as evaluate() found it
     return out
 
 

@@ -155,8 +155,8 @@ void shared_first_touch(const SharedInfo& info, std::uint64_t& stamp);
 /// The serial number of the block now running (0 outside a kernel).
 inline std::uint64_t block_serial() { return t_block_serial; }
 /// Checks and records a read / a write of element `flat` of a shared array.
-void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat);
-void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat);
+void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat, Site where);
+void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat, Site where);
 /// Reports an index outside a shared array / a global buffer.
 [[noreturn]] void shared_out_of_bounds(const SharedInfo& info, const std::int64_t* index,
                                        std::size_t rank);
@@ -179,14 +179,14 @@ constexpr const char* type_name() {
 template <class T>
 class SharedRef {
  public:
-  SharedRef(T* p, Shadow* s, const SharedInfo* info, std::size_t flat)
-      : p_(p), s_(s), info_(info), flat_(flat) {}
+  SharedRef(T* p, Shadow* s, const SharedInfo* info, std::size_t flat, Site where)
+      : p_(p), s_(s), info_(info), flat_(flat), where_(where) {}
   operator T() const {  // NOLINT: a read, exactly where the kernel reads
-    shared_read(*s_, *info_, flat_);
+    shared_read(*s_, *info_, flat_, where_);
     return *p_;
   }
   SharedRef& operator=(const T& v) {
-    shared_write(*s_, *info_, flat_);
+    shared_write(*s_, *info_, flat_, where_);
     *p_ = v;
     return *this;
   }
@@ -201,6 +201,17 @@ class SharedRef {
   Shadow* s_;
   const SharedInfo* info_;
   std::size_t flat_;
+  Site where_;  // the line of the kernel that indexed the array: a race report names it
+};
+
+/// The first index of a shared array's element, and the line of the kernel that used it (a default
+/// argument of the conversion is evaluated where the kernel indexes, as __syncthreads()'s is).
+struct SharedIndex {
+  std::int64_t value;
+  Site where;
+  template <class I>
+    requires std::is_integral_v<I>
+  SharedIndex(I v, Site w = Site::here()) : value(static_cast<std::int64_t>(v)), where(w) {}  // NOLINT
 };
 
 }  // namespace emu
@@ -250,9 +261,9 @@ class SharedArray {
   static constexpr std::size_t rank = sizeof...(Dims);
 
   template <class... I>
-    requires(sizeof...(I) == sizeof...(Dims) && (std::is_integral_v<I> && ...))
-  emu::SharedRef<T> operator()(I... index) {
-    const std::int64_t idx[] = {static_cast<std::int64_t>(index)...};
+    requires(sizeof...(I) + 1 == sizeof...(Dims) && (std::is_integral_v<I> && ...))
+  emu::SharedRef<T> operator()(emu::SharedIndex first, I... index) {
+    const std::int64_t idx[] = {first.value, static_cast<std::int64_t>(index)...};
     std::size_t flat = 0;
     for (std::size_t d = 0; d < rank; ++d) {
       if (idx[d] < 0 || idx[d] >= static_cast<std::int64_t>(kDims[d]))
@@ -260,11 +271,11 @@ class SharedArray {
       flat = flat * kDims[d] + static_cast<std::size_t>(idx[d]);
     }
     touch();
-    return {&data_[flat], &shadow_[flat], &info_, flat};
+    return {&data_[flat], &shadow_[flat], &info_, flat, first.where};
   }
-  template <class I>
-    requires(sizeof...(Dims) == 1 && std::is_integral_v<I>)
-  emu::SharedRef<T> operator[](I index) {
+  emu::SharedRef<T> operator[](emu::SharedIndex index)
+    requires(sizeof...(Dims) == 1)
+  {
     return (*this)(index);
   }
 

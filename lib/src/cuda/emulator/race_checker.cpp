@@ -32,6 +32,15 @@ std::string element(const SharedInfo& info, std::size_t flat) {
   for (std::size_t d = 0; d < info.rank; ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
   return s + ")";
 }
+/// " at ex3_matmul_tiled.cpp:42": the line of the kernel that indexed the array (two arrays of one
+/// type and shape, a tile of a and a tile of b, are told apart by it).
+std::string at(const Site& w) {
+  if (w.line == 0) return "";
+  std::string file = w.file;
+  const auto slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return " at " + file + ":" + std::to_string(w.line);
+}
 std::string thread_of(const Launch& l, std::int32_t linear) {
   return "thread " + str(l.fibers[static_cast<std::size_t>(linear)].tc.thread_idx);
 }
@@ -46,15 +55,15 @@ void shared_first_touch(const SharedInfo& info, std::uint64_t& stamp) {
          "(" + shared_name(info) + " is the last one), more than the 48 KiB a block may have");
 }
 
-void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat) {
+void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat, Site where) {
   Launch& l = launch_or_throw("a __shared__ array");
   const std::int32_t me = l.current->tc.linear;
   if (s.block != l.block_serial) {
-    fail("reads " + element(info, flat) + " of " + shared_name(info) + ", which no thread of "
+    fail("reads " + element(info, flat) + " of " + shared_name(info) + at(where) + ", which no thread of "
          "this block has written: shared memory starts uninitialised on a GPU");
   }
   if (s.write_epoch == l.epoch && s.writer != me)
-    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it reads what " +
+    fail("race on " + element(info, flat) + " of " + shared_name(info) + at(where) + ": it reads what " +
          thread_of(l, s.writer) + " wrote since the last __syncthreads() (put a barrier between "
          "the write and the read)");
   if (s.read_epoch != l.epoch) {
@@ -66,7 +75,7 @@ void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat) {
   }
 }
 
-void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat) {
+void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat, Site where) {
   Launch& l = launch_or_throw("a __shared__ array");
   const std::int32_t me = l.current->tc.linear;
   if (s.block != l.block_serial) {
@@ -74,11 +83,11 @@ void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat) {
     s.block = l.block_serial;
   }
   if (s.write_epoch == l.epoch && s.writer != me)
-    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it writes what " +
+    fail("race on " + element(info, flat) + " of " + shared_name(info) + at(where) + ": it writes what " +
          thread_of(l, s.writer) + " also wrote since the last __syncthreads()");
   if (s.read_epoch == l.epoch && (s.reader != me || s.other_reader != -1)) {
     const std::int32_t other = s.reader != me ? s.reader : s.other_reader;
-    fail("race on " + element(info, flat) + " of " + shared_name(info) + ": it overwrites what " +
+    fail("race on " + element(info, flat) + " of " + shared_name(info) + at(where) + ": it overwrites what " +
          thread_of(l, other) + " read since the last __syncthreads() (that read may see the old "
          "value or the new one; put a barrier between the read and the write)");
   }

@@ -270,9 +270,10 @@ std::string stuck_message(const Launch& l) {
   } else if (exited) {
     os << "__syncthreads() at " << where_str(first_waiter->site) << " is reached by " << at_barrier
        << " of " << l.fibers.size() << " threads; " << thread_str(*exited)
-       << " exited without reaching it. Every thread of a block must reach every barrier (a GPU "
-          "may hang or silently skip it): move the early return after the barrier, or guard "
-          "the work instead of the barrier";
+       << " exited without reaching it (it returned early, or the barrier is inside a branch it "
+          "did not take). Every thread of a block must reach every barrier (a GPU may hang or "
+          "silently skip it): take the barrier out of the branch, or move the early return after "
+          "it, and guard the work instead of the barrier";
   } else {
     os << "threads wait at two different barriers: " << thread_str(*first_waiter)
        << " at __syncthreads() at " << where_str(first_waiter->site) << ", "
