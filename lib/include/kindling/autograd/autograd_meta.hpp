@@ -29,6 +29,10 @@ struct AutogradMeta final : AutogradMetaInterface {
   bool retains_grad = false;
   /// A leaf's tensor hooks (register_hook): shared with its AccumulateGrad, which may come and go.
   std::shared_ptr<NodeHooks> leaf_hooks;
+  /// What zero_grad left (zero_grad_in_place): the .grad it zeroed and its storage's version right
+  /// after. While `grad` is still that tensor at that version, it holds nothing but zeros.
+  std::weak_ptr<TensorImpl> zeroed_grad;
+  std::uint64_t zeroed_version = 0;
 
   bool is_leaf() const override { return grad_fn == nullptr; }
 
@@ -46,5 +50,12 @@ struct AutogradMeta final : AutogradMetaInterface {
 AutogradMeta* autograd_meta(const Tensor& t);
 /// The tensor's AutogradMeta, created if missing (requires_grad stays as it was).
 AutogradMeta& materialize_autograd_meta(const Tensor& t);
+
+/// zero_grad without set_to_none, for one leaf (Optimizer::zero_grad, Module::zero_grad): zeroes its
+/// .grad in place, as PyTorch 1.13 does, and remembers that it did. The next backward can then
+/// *write* the leaf's gradient instead of adding it to zeros (AccumulateGrad, node.cpp).
+void zero_grad_in_place(const Tensor& leaf);
+/// True while `meta.grad` holds only the zeros zero_grad_in_place wrote (no write since).
+bool grad_is_zeroed(const AutogradMeta& meta);
 
 }  // namespace kindling::autograd

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -41,8 +42,7 @@ void Optimizer::zero_grad(bool set_to_none) {
       if (set_to_none) {
         p.set_grad(Tensor());
       } else {
-        Tensor g = p.grad();
-        g.zero_();
+        autograd::zero_grad_in_place(p);  // zeroes .grad, and lets the next backward write it
       }
     }
   }
