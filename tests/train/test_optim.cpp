@@ -184,6 +184,44 @@ TEST_CASE("optim: a write into .grad after zero_grad is kept by the next backwar
   CHECK(kd::equal(q.p.grad(), g + 1.5));
 }
 
+TEST_CASE("optim: a .grad nobody holds reads as zeros after zero_grad, until set_grad or backward") {
+  Quadratic q;
+  const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+  optim::Adam opt({q.p});
+  q.loss().backward();
+  opt.zero_grad();
+  opt.zero_grad();  // twice: still zeros
+  REQUIRE(q.p.grad().defined());
+  CHECK(q.p.grad().shape() == q.p.shape());
+  CHECK(q.p.grad().dtype() == q.p.dtype());
+  CHECK(kd::equal(q.p.grad(), kd::zeros({4, 3})));
+  q.loss().backward();
+  CHECK(kd::equal(q.p.grad(), g));
+  opt.zero_grad();
+  q.p.set_grad(kd::Tensor());  // undefined now, not zeros
+  CHECK_FALSE(q.p.grad().defined());
+  q.loss().backward();
+  CHECK(kd::equal(q.p.grad(), g));
+}
+
+TEST_CASE("optim: a step after zero_grad without backward uses zero gradients") {
+  // Adam still moves a parameter whose gradient is zero (its running averages do): zero_grad's zeros
+  // must be there for step even when zero_grad did not write them.
+  Quadratic a, b;
+  b.p.detach().copy_(a.p.detach());
+  b.c = a.c;
+  optim::Adam opt_a({a.p}), opt_b({b.p});
+  a.loss().backward();
+  b.loss().backward();
+  opt_a.step();
+  opt_b.step();
+  opt_a.zero_grad();             // nobody holds a.p's .grad
+  b.p.set_grad(kd::zeros({4, 3}));  // explicit zeros
+  opt_a.step();
+  opt_b.step();
+  CHECK(kd::equal(a.p.detach(), b.p.detach()));
+}
+
 TEST_CASE("optim: after zero_grad retain_graph, hooks and create_graph accumulate as without it") {
   Quadratic q;
   optim::SGD opt({q.p}, {.lr = 0.1});
@@ -218,6 +256,14 @@ TEST_CASE("optim: after zero_grad retain_graph, hooks and create_graph accumulat
     // d/dp sum(.grad) = d/dp sum(2 c p) = 2 c
     const kd::Tensor second = kd::autograd::grad({q.p.grad().sum()}, {q.p})[0];
     CHECK(kd::allclose(second, q.c * 2));
+    // The same node as when zero_grad zeroed a .grad someone held (zeros + g, as PyTorch adds).
+    const std::string dropped_fn = q.p.grad().grad_fn()->name();
+    opt.zero_grad(true);
+    q.loss().backward();
+    const kd::Tensor held = q.p.grad();
+    opt.zero_grad();
+    q.loss().backward({}, std::nullopt, /*create_graph=*/true);
+    CHECK(dropped_fn == q.p.grad().grad_fn()->name());
   }
 }
 

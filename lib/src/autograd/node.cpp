@@ -124,16 +124,18 @@ void zero_grad_in_place(const Tensor& leaf) {
   if (meta == nullptr || !meta->grad.defined()) return;
   NoGradGuard no_grad;
   meta->grad.zero_();
-  meta->zeroed_grad = meta->grad.impl_ptr();
-  meta->zeroed_version = meta->grad.storage()->version();
+  if (!meta->zeroed) meta->zeroed = std::make_unique<ZeroedGrad>();
+  meta->zeroed->grad = meta->grad.impl_ptr();
+  meta->zeroed->version = meta->grad.storage()->version();
 }
 
 bool grad_is_zeroed(const AutogradMeta& meta) {
   // The same tensor (not one made since at the same address: a weak pointer), unwritten since:
   // every in-place write bumps its storage's version.
-  return meta.grad.defined() && !meta.zeroed_grad.owner_before(meta.grad.impl_ptr()) &&
-         !meta.grad.impl_ptr().owner_before(meta.zeroed_grad) && !meta.zeroed_grad.expired() &&
-         meta.grad.storage()->version() == meta.zeroed_version;
+  const ZeroedGrad* z = meta.zeroed.get();
+  return z != nullptr && meta.grad.defined() && !z->grad.owner_before(meta.grad.impl_ptr()) &&
+         !meta.grad.impl_ptr().owner_before(z->grad) && !z->grad.expired() &&
+         meta.grad.storage()->version() == z->version;
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {

@@ -153,13 +153,8 @@ Module& Module::train(bool on) {
 
 void Module::zero_grad(bool set_to_none) {
   for (Tensor& p : parameters()) {
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    if (set_to_none) {
-      p.set_grad(Tensor());
-    } else {
-      autograd::zero_grad_in_place(p);  // zeroes .grad, and lets the next backward write it
-    }
+    if (set_to_none) p.set_grad(Tensor());
+    else autograd::zero_grad_in_place(p);  // zeroes .grad, and lets the next backward write it
   }
 }
 

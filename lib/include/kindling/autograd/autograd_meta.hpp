@@ -14,25 +14,32 @@ namespace kindling::autograd {
 class Node;
 struct NodeHooks;
 
+/// What zero_grad left on a leaf (zero_grad_in_place): the .grad it zeroed, and that tensor's storage
+/// version right after. While .grad is still that tensor at that version, it holds nothing but zeros.
+struct ZeroedGrad {
+  std::weak_ptr<TensorImpl> grad;
+  std::uint64_t version = 0;
+};
+
 struct AutogradMeta final : AutogradMetaInterface {
   AutogradMeta() { is_full = true; }
+  // The two small fields first: they fit beside the base's two flags, so an AutogradMeta stays
+  // within its 96-byte pool class (one per recorded result: a 10,000-op graph makes 10,000).
+  /// Which output of grad_fn this tensor is (max(dim) has two).
+  std::uint32_t output_nr = 0;
+  /// A non-leaf that called retain_grad() keeps its gradient in `grad` too.
+  bool retains_grad = false;
   /// The accumulated gradient (`x.grad()`); undefined until a backward reaches the tensor.
   Tensor grad;
   /// The node that made this tensor (`y.grad_fn()`), null for a leaf.
   std::shared_ptr<Node> grad_fn;
-  /// Which output of grad_fn this tensor is (max(dim) has two).
-  std::uint32_t output_nr = 0;
   /// A leaf's AccumulateGrad node, shared by every op that reads the leaf. Held weakly: the node
   /// holds the leaf, and the graph (not the leaf) decides how long the node lives.
   std::weak_ptr<Node> grad_accumulator;
-  /// A non-leaf that called retain_grad() keeps its gradient in `grad` too.
-  bool retains_grad = false;
   /// A leaf's tensor hooks (register_hook): shared with its AccumulateGrad, which may come and go.
   std::shared_ptr<NodeHooks> leaf_hooks;
-  /// What zero_grad left (zero_grad_in_place): the .grad it zeroed and its storage's version right
-  /// after. While `grad` is still that tensor at that version, it holds nothing but zeros.
-  std::weak_ptr<TensorImpl> zeroed_grad;
-  std::uint64_t zeroed_version = 0;
+  /// Set by zero_grad_in_place (a leaf whose .grad zero_grad zeroed in place), null otherwise.
+  std::unique_ptr<ZeroedGrad> zeroed;
 
   bool is_leaf() const override { return grad_fn == nullptr; }
 

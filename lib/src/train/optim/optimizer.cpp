@@ -38,12 +38,8 @@ void Optimizer::zero_grad(bool set_to_none) {
   NoGradGuard no_grad;
   for (auto& group : params_) {
     for (auto& p : group) {
-      if (!p.grad().defined()) continue;
-      if (set_to_none) {
-        p.set_grad(Tensor());
-      } else {
-        autograd::zero_grad_in_place(p);  // zeroes .grad, and lets the next backward write it
-      }
+      if (set_to_none) p.set_grad(Tensor());
+      else autograd::zero_grad_in_place(p);  // zeroes .grad, and lets the next backward write it
     }
   }
 }
