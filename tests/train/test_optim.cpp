@@ -115,6 +115,183 @@ TEST_CASE("optim: zero_grad zeroes in place, set_to_none drops the gradient") {
   CHECK_FALSE(p.grad().defined());
 }
 
+// After zero_grad (in place) the next backward writes .grad instead of adding it to the zeros, or
+// makes the new gradient .grad when nobody else holds the zeros (autograd/node.cpp). Every case
+// compares with the gradient the same backward gives into an undefined .grad (the first-gradient
+// path, unchanged), bit for bit: writing g is 0 + g.
+namespace {
+kd::Tensor fresh_grad(kd::Tensor& p, const std::function<void()>& backward) {
+  p.set_grad(kd::Tensor());
+  backward();
+  kd::Tensor g = p.grad().clone();
+  p.set_grad(kd::Tensor());
+  return g;
+}
+struct Quadratic {  // loss = sum(c * p * p): .grad = 2 c p
+  kd::Tensor p = kd::randn({4, 3}).requires_grad_();
+  kd::Tensor c = kd::randn({4, 3});
+  kd::Tensor loss() const { return (c * p * p).sum(); }
+};
+}  // namespace
+
+TEST_CASE("optim: after zero_grad the next backward writes .grad and the one after adds") {
+  Quadratic q;
+  const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+  optim::SGD opt({q.p}, {.lr = 0.1});
+  q.loss().backward();
+  q.loss().backward();  // .grad = 2g, so zero_grad has something to clear
+  opt.zero_grad();
+  q.loss().backward();
+  CHECK(kd::equal(q.p.grad(), g));
+  q.loss().backward();  // no zero_grad in between: added
+  CHECK(kd::equal(q.p.grad(), g + g));
+  // Module::zero_grad takes the same path.
+  kd::nn::Linear lin(3, 2);
+  const kd::Tensor x = kd::randn({5, 3});
+  auto run = [&] { lin(x).pow(2).sum().backward(); };
+  const kd::Tensor gw = fresh_grad(lin.weight, run);
+  lin.bias.set_grad(kd::Tensor());
+  run();
+  lin.zero_grad();
+  run();
+  CHECK(kd::equal(lin.weight.grad(), gw));
+  run();
+  CHECK(kd::equal(lin.weight.grad(), gw + gw));
+}
+
+TEST_CASE("optim: after zero_grad a held .grad and its views see the new gradient") {
+  Quadratic q;
+  const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+  optim::Adam opt({q.p});
+  q.loss().backward();
+  const kd::Tensor held = q.p.grad();
+  const kd::Tensor row = held.select(0, 1);
+  opt.zero_grad();
+  q.loss().backward();
+  CHECK(q.p.grad().is_same(held));  // the same tensor, written in place (as PyTorch adds in place)
+  CHECK(kd::equal(held, g));
+  CHECK(kd::equal(row, g.select(0, 1)));
+}
+
+TEST_CASE("optim: a write into .grad after zero_grad is kept by the next backward") {
+  Quadratic q;
+  const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+  optim::SGD opt({q.p}, {.lr = 0.1});
+  q.loss().backward();
+  opt.zero_grad();
+  q.p.grad().add_(1.5);  // no handle kept: the write itself must keep .grad from being replaced
+  q.loss().backward();
+  CHECK(kd::equal(q.p.grad(), g + 1.5));
+}
+
+TEST_CASE("optim: a .grad nobody holds reads as zeros after zero_grad, until set_grad or backward") {
+  Quadratic q;
+  const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+  optim::Adam opt({q.p});
+  q.loss().backward();
+  opt.zero_grad();
+  opt.zero_grad();  // twice: still zeros
+  REQUIRE(q.p.grad().defined());
+  CHECK(q.p.grad().shape() == q.p.shape());
+  CHECK(q.p.grad().dtype() == q.p.dtype());
+  CHECK(kd::equal(q.p.grad(), kd::zeros({4, 3})));
+  q.loss().backward();
+  CHECK(kd::equal(q.p.grad(), g));
+  opt.zero_grad();
+  q.p.set_grad(kd::Tensor());  // undefined now, not zeros
+  CHECK_FALSE(q.p.grad().defined());
+  q.loss().backward();
+  CHECK(kd::equal(q.p.grad(), g));
+}
+
+TEST_CASE("optim: a step after zero_grad without backward uses zero gradients") {
+  // Adam still moves a parameter whose gradient is zero (its running averages do): zero_grad's zeros
+  // must be there for step even when zero_grad did not write them.
+  Quadratic a, b;
+  b.p.detach().copy_(a.p.detach());
+  b.c = a.c;
+  optim::Adam opt_a({a.p}), opt_b({b.p});
+  a.loss().backward();
+  b.loss().backward();
+  opt_a.step();
+  opt_b.step();
+  opt_a.zero_grad();             // nobody holds a.p's .grad
+  b.p.set_grad(kd::zeros({4, 3}));  // explicit zeros
+  opt_a.step();
+  opt_b.step();
+  CHECK(kd::equal(a.p.detach(), b.p.detach()));
+}
+
+TEST_CASE("optim: after zero_grad retain_graph, hooks and create_graph accumulate as without it") {
+  Quadratic q;
+  optim::SGD opt({q.p}, {.lr = 0.1});
+  SECTION("retain_graph: the second backward of the same graph adds") {
+    const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+    q.loss().backward();
+    opt.zero_grad();
+    kd::Tensor y = q.loss();
+    y.backward({}, /*retain_graph=*/true);
+    CHECK(kd::equal(q.p.grad(), g));
+    y.backward();
+    CHECK(kd::equal(q.p.grad(), g + g));
+  }
+  SECTION("a hook's result is what is written") {
+    auto handle = q.p.register_hook([](const kd::Tensor& grad) { return grad * 3; });
+    const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+    q.loss().backward();
+    opt.zero_grad();
+    q.loss().backward();
+    CHECK(kd::equal(q.p.grad(), g));
+    q.loss().backward();
+    CHECK(kd::equal(q.p.grad(), g + g));
+    handle.remove();
+  }
+  SECTION("create_graph: .grad is 0 + g, with a history") {
+    const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+    q.loss().backward();
+    opt.zero_grad();
+    q.loss().backward({}, std::nullopt, /*create_graph=*/true);
+    CHECK(q.p.grad().requires_grad());
+    CHECK(kd::equal(q.p.grad().detach(), g));
+    // d/dp sum(.grad) = d/dp sum(2 c p) = 2 c
+    const kd::Tensor second = kd::autograd::grad({q.p.grad().sum()}, {q.p})[0];
+    CHECK(kd::allclose(second, q.c * 2));
+    // The same node as when zero_grad zeroed a .grad someone held (zeros + g, as PyTorch adds).
+    const std::string dropped_fn = q.p.grad().grad_fn()->name();
+    opt.zero_grad(true);
+    q.loss().backward();
+    const kd::Tensor held = q.p.grad();
+    opt.zero_grad();
+    q.loss().backward({}, std::nullopt, /*create_graph=*/true);
+    CHECK(dropped_fn == q.p.grad().grad_fn()->name());
+  }
+}
+
+TEST_CASE("optim: after zero_grad a non-contiguous .grad stays itself and gets the new gradient") {
+  Quadratic q;
+  const kd::Tensor g = fresh_grad(q.p, [&] { q.loss().backward(); });
+  optim::SGD opt({q.p}, {.lr = 0.1});
+  q.p.set_grad(kd::zeros({3, 4}).t());  // a transposed (column-major) .grad
+  q.loss().backward();
+  opt.zero_grad();
+  q.loss().backward();
+  CHECK_FALSE(q.p.grad().is_contiguous());
+  CHECK(kd::equal(q.p.grad(), g));
+}
+
+TEST_CASE("optim: after zero_grad leaves sharing one incoming gradient get independent .grad tensors") {
+  // AddBackward0 hands the same tensor to both inputs: neither may become the other's .grad.
+  kd::Tensor a = kd::randn({3}).requires_grad_(), b = kd::randn({3}).requires_grad_();
+  optim::SGD opt({a, b}, {.lr = 0.1});
+  (a + b).backward(kd::ones({3}));
+  opt.zero_grad();
+  (a + b).backward(kd::ones({3}));
+  CHECK_FALSE(a.grad().shares_storage(b.grad()));
+  (a * 3).sum().backward();
+  CHECK(kd::equal(b.grad(), kd::ones({3})));
+  CHECK(kd::equal(a.grad(), kd::full({3}, 4.0)));
+}
+
 TEST_CASE("optim: step skips parameters without a gradient and bumps the version of updated ones") {
   kd::Tensor a = kd::ones({2}).requires_grad_(), b = kd::ones({2}).requires_grad_();
   optim::Adam opt({a, b});

@@ -71,6 +71,17 @@ void Node::add_retained_grad(const std::shared_ptr<TensorImpl>& tensor, std::uin
 
 AccumulateGrad::AccumulateGrad(Tensor variable) : Node(1), variable_(std::move(variable)) {}
 
+// May `incoming` itself become .grad? Only if nobody else can see it (and it is a plain dense
+// tensor of the leaf's dtype). A stride-0 expanded gradient, or one shared with another leaf
+// (AddBackward0 passes the same tensor to both inputs), must not: a later in-place accumulation
+// would corrupt it.
+namespace {
+bool can_steal(const Tensor& incoming, const Tensor& variable) {
+  return incoming.impl_ptr().use_count() == 1 && incoming.storage().use_count() == 1 && incoming.is_contiguous() &&
+         incoming.storage_offset() == 0 && incoming.dtype() == variable.dtype() && !incoming.impl()->autograd_meta;
+}
+}  // namespace
+
 Grads AccumulateGrad::apply(Grads&& grad_outputs) {
   Tensor& incoming = grad_outputs[0];
   if (!incoming.defined()) return {};
@@ -82,24 +93,49 @@ Grads AccumulateGrad::apply(Grads&& grad_outputs) {
     return {};
   }
   if (!meta.grad.defined()) {
-    // First gradient: keep it if nobody else can see it (and it is a plain dense tensor), else copy.
-    // A stride-0 expanded gradient, or one shared with another leaf (AddBackward0 passes the same
-    // tensor to both inputs), must not become .grad: a later in-place accumulation would corrupt it.
-    const bool can_steal = incoming.impl_ptr().use_count() == 1 && incoming.storage().use_count() == 1 &&
-                           incoming.is_contiguous() && incoming.storage_offset() == 0 &&
-                           incoming.dtype() == variable_.dtype() && !incoming.impl()->autograd_meta;
+    // First gradient: keep it if nobody else can see it (can_steal), else copy.
     Tensor g = incoming;
-    if (!can_steal) {
+    if (!can_steal(incoming, variable_)) {
       g = incoming.to(variable_.dtype()).contiguous();
       if (g.shares_storage(incoming)) g = g.clone();  // still aliases someone else's memory: copy
     }
     meta.grad = g;
+  } else if (grad_is_zeroed(meta)) {
+    // zero_grad zeroed .grad in place and nothing wrote to it since: 0 + g is g, so the gradient
+    // is written rather than added, one pass over memory fewer. When nobody else holds .grad (no
+    // handle, no view: the zeros are visible only through this leaf) and `incoming` may be kept,
+    // .grad simply becomes `incoming`: no pass at all. The one trace is the address of .grad's
+    // memory, which changes as it does after zero_grad(set_to_none=true).
+    const Tensor& zeros = meta.grad;
+    const bool unseen = zeros.impl_ptr().use_count() == 1 && zeros.storage().use_count() == 1 &&
+                        zeros.storage()->owns_memory() && zeros.is_contiguous();
+    if (unseen && can_steal(incoming, variable_)) meta.grad = incoming;
+    else meta.grad.copy_(incoming);
   } else {
     // Later gradients are ADDED in place: x.grad is the same tensor after the second backward,
     // and holds the sum of both -- which is why training loops call zero_grad().
     meta.grad.add_(incoming);
   }
   return {};
+}
+
+void zero_grad_in_place(const Tensor& leaf) {
+  AutogradMeta* meta = autograd_meta(leaf);
+  if (meta == nullptr || !meta->grad.defined()) return;
+  NoGradGuard no_grad;
+  meta->grad.zero_();
+  if (!meta->zeroed) meta->zeroed = std::make_unique<ZeroedGrad>();
+  meta->zeroed->grad = meta->grad.impl_ptr();
+  meta->zeroed->version = meta->grad.storage()->version();
+}
+
+bool grad_is_zeroed(const AutogradMeta& meta) {
+  // The same tensor (not one made since at the same address: a weak pointer), unwritten since:
+  // every in-place write bumps its storage's version.
+  const ZeroedGrad* z = meta.zeroed.get();
+  return z != nullptr && meta.grad.defined() && !z->grad.owner_before(meta.grad.impl_ptr()) &&
+         !meta.grad.impl_ptr().owner_before(z->grad) && !z->grad.expired() &&
+         meta.grad.storage()->version() == z->version;
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <unordered_set>
 
+#include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 
 namespace kindling::nn {
@@ -152,14 +153,8 @@ Module& Module::train(bool on) {
 
 void Module::zero_grad(bool set_to_none) {
   for (Tensor& p : parameters()) {
-    Tensor g = p.grad();
-    if (!g.defined()) continue;
-    if (set_to_none) {
-      p.set_grad(Tensor());
-    } else {
-      NoGradGuard no_grad;
-      g.zero_();
-    }
+    if (set_to_none) p.set_grad(Tensor());
+    else autograd::zero_grad_in_place(p);  // zeroes .grad, and lets the next backward write it
   }
 }
 

@@ -98,20 +98,24 @@ class Node : public std::enable_shared_from_this<Node> {
   void set_hooks(std::shared_ptr<NodeHooks> hooks) { hooks_ = std::move(hooks); }
   const std::shared_ptr<NodeHooks>& shared_hooks() const { return hooks_; }
 
+ private:
+  friend struct EngineSlots;  // the engine's per-run bookkeeping (engine.cpp)
+  // Which backward run last visited this node, and the node's index in that run's task list:
+  // lets the engine find a node's state without a hash map (10,000 nodes = 10,000 lookups).
+  // First, beside the edges: the engine's first walk over a long graph reads only these and the
+  // edges, and every node it reaches is a cache miss -- one line per node instead of two.
+  std::uint64_t engine_run_ = 0;
+  std::uint32_t engine_slot_ = 0;
+  std::uint32_t num_outputs_;
+
  protected:
   EdgeList next_functions_;
   SmallVector<InputMetadata, 2> input_metadata_;
 
  private:
-  friend struct EngineSlots;  // the engine's per-run bookkeeping (engine.cpp)
-  std::uint32_t num_outputs_;
   std::uint64_t sequence_nr_;
   std::vector<RetainedGrad> retained_;
   std::shared_ptr<NodeHooks> hooks_;
-  // Which backward run last visited this node, and the node's index in that run's task list:
-  // lets the engine find a node's state without a hash map (10,000 nodes = 10,000 lookups).
-  std::uint64_t engine_run_ = 0;
-  std::uint32_t engine_slot_ = 0;
 };
 
 // [snippet: accumulate-grad]

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 
+#include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/checked.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -43,13 +44,8 @@ void Optimizer::zero_grad(bool set_to_none) {
   NoGradGuard no_grad;
   for (auto& group : params_) {
     for (auto& p : group) {
-      if (!p.grad().defined()) continue;
-      if (set_to_none) {
-        p.set_grad(Tensor());
-      } else {
-        Tensor g = p.grad();
-        g.zero_();
-      }
+      if (set_to_none) p.set_grad(Tensor());
+      else autograd::zero_grad_in_place(p);  // zeroes .grad, and lets the next backward write it
     }
   }
 }
