@@ -9,11 +9,13 @@ names = {"v1": "v1 naive", "v2": "v2 shared-memory tiles", "v3": "v3 register bl
 fig, ax = kp.figure(1, 1, width=6.0, height=3.6)
 sizes = sorted({r["n"] for r in rows})
 for (version, label), color in zip(names.items(), kp.COLORS):
-    reads = [next(r["global_reads"] for r in rows if r["n"] == n and r["version"] == version)
-             for n in sizes]
+    reads = [next(r["global_reads"] for r in rows
+                  if r["n"] == n and r["version"] == version) for n in sizes]
     ax.plot(sizes, reads, marker="o", ms=4, color=color, label=label)
-for scale, text in ((2, "2 n³ (every product reads both operands)"), (2 / 16, "2 n³ / 16")):
-    ax.plot(sizes, [scale * n ** 3 for n in sizes], color="#a0aec0", linestyle="--", linewidth=1)
+guides = ((2, "2 n³ (every product reads both operands)"), (2 / 16, "2 n³ / 16"))
+for scale, text in guides:
+    ax.plot(sizes, [scale * n ** 3 for n in sizes], color="#a0aec0", linestyle="--",
+            linewidth=1)
     ax.text(sizes[-1], scale * sizes[-1] ** 3, " " + text, fontsize=7, color="#718096",
             va="center", ha="right")
 ax.set_xscale("log", base=2)
