@@ -87,12 +87,19 @@ inline PeerSettings peer_settings(bool tuned) {
   return {"tuned", "tunables", {{"GLIBC_TUNABLES", kGlibcTunables}, {"LD_PRELOAD", ""}}};
 }
 
-/// The two ways every framework peer runs: tuned first, then as installed.
-inline std::vector<PeerSettings> both_peer_settings() { return {peer_settings(true), peer_settings(false)}; }
+/// Set by parse() for `--quick`: the CTest smoke test runs each peer once, tuned only (the as-installed
+/// line is the same code in another environment; `make bench` prints both).
+inline bool g_quick = false;
+
+/// The two ways every framework peer runs: tuned first, then as installed (tuned only under --quick).
+inline std::vector<PeerSettings> both_peer_settings() {
+  if (g_quick) return {peer_settings(true)};
+  return {peer_settings(true), peer_settings(false)};
+}
 
 inline std::string describe_peers() {
   std::string out;
-  for (const PeerSettings& s : both_peer_settings()) {
+  for (const PeerSettings& s : {peer_settings(true), peer_settings(false)}) {
     out += s.mode + ": " + s.alloc;
     for (const auto& [k, v] : s.env)
       if (!v.empty()) out += " " + k + "=" + v;
@@ -158,7 +165,7 @@ struct Options {
 inline Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) o.quick = true;
+    if (std::strcmp(argv[i], "--quick") == 0) o.quick = g_quick = true;
     else if (std::strcmp(argv[i], "--describe-peers") == 0) {
       std::printf("%s\n", describe_peers().c_str());
       std::exit(0);

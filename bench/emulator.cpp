@@ -13,7 +13,15 @@
 //        ones), each as a child process, CPU time (user + system, from wait4) summed over them: what a
 //        learner waits for in `make run`, without the time other programs held the cores. No peer:
 //        the figure itself is the goal (issue: each program >= 5x faster than with swapcontext).
-// Timing: the usual method (peer_process.hpp) for the switches; for the programs, the median over
+//   BENCH E1 emulator checks on vs off    what the emulator's checks cost: chapter 8's tiled matmul (shared
+//        memory and barriers) and a naive one (global memory only), each compiled twice from one source --
+//        with the emulator's Span and SharedArray (every index bounds-checked, every shared access through
+//        the race detector, every global access counted for the launch record) and with bare pointer-and-
+//        array stand-ins that check nothing. The scheduler, the barriers and the fibers are the same on both
+//        sides, so the difference is the checks alone; it is also printed per checked access (the checks'
+//        cost is meant to be proportional to the accesses, a few nanoseconds each).
+//        ratio = unchecked time / checked time (the share of the speed the checks leave).
+// Timing: the usual method (peer_process.hpp) for the switches and the checks; for the programs, the median over
 // repetitions of each program's CPU time.
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -114,6 +122,123 @@ void switch_rate(const bench::Options& opt) {
               "%u threads x %d barriers per block, CPU time) spread=[%.3f..%.3f]\n",
               paired->ratio, switches / paired->kindling_s / 1e6, switches / paired->peer_s / 1e6, kThreads,
               kBarriers, paired->lo, paired->hi);
+  std::fflush(stdout);
+}
+
+// ---- the checks' cost -------------------------------------------------------------------------------
+// Bare stand-ins for Span and SharedArray: the same interface, no bounds check, no race detector, no
+// counting. Only this benchmark uses them; a kernel a learner writes always gets the checked ones.
+template <class T>
+class BareSpan {
+ public:
+  BareSpan(T* data, std::int64_t /*size*/, const char* /*name*/) : data_(data) {}
+  T& operator[](std::int64_t i) const { return data_[i]; }
+
+ private:
+  T* data_;
+};
+template <class T, std::size_t Rows, std::size_t Cols>
+class BareShared {
+ public:
+  T& operator()(int i, int j) { return data_[static_cast<std::size_t>(i) * Cols + static_cast<std::size_t>(j)]; }
+
+ private:
+  T data_[Rows * Cols];
+};
+
+struct Checked {
+  template <class T>
+  using span = kc::emulated::Span<T>;
+  template <class T, std::size_t R, std::size_t C>
+  using shared = kc::emulated::SharedArray<T, R, C>;
+};
+struct Unchecked {
+  template <class T>
+  using span = BareSpan<T>;
+  template <class T, std::size_t R, std::size_t C>
+  using shared = BareShared<T, R, C>;
+};
+
+constexpr int kTile = 16;
+
+// Chapter 8's tiled matmul (ex3's reference, solutions/ch08/ex3_matmul_tiled.cpp) with its array types
+// as a parameter. a: [M, K], b: [K, N], c: [M, N]; one 16x16 block per 16x16 tile of c.
+template <class Arrays>
+__global__ void matmul_tiled(typename Arrays::template span<const float> a,
+                             typename Arrays::template span<const float> b,
+                             typename Arrays::template span<float> c, int M, int N, int K) {
+  __shared__ typename Arrays::template shared<float, kTile, kTile> as;
+  __shared__ typename Arrays::template shared<float, kTile, kTile> bs;
+  const int ty = threadIdx.y, tx = threadIdx.x;
+  const int row = blockIdx.y * kTile + ty, col = blockIdx.x * kTile + tx;
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < K; k0 += kTile) {
+    as(ty, tx) = (row < M && k0 + tx < K) ? a[std::int64_t{row} * K + k0 + tx] : 0.0f;
+    bs(ty, tx) = (k0 + ty < K && col < N) ? b[std::int64_t{k0 + ty} * N + col] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < kTile; ++k) acc += as(ty, k) * bs(k, tx);
+    __syncthreads();
+  }
+  if (row < M && col < N) c[std::int64_t{row} * N + col] = acc;
+}
+
+// The naive matmul (v1): one thread per element of c, every operand read from global memory.
+template <class Arrays>
+__global__ void matmul_naive(typename Arrays::template span<const float> a,
+                             typename Arrays::template span<const float> b,
+                             typename Arrays::template span<float> c, int M, int N, int K) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N) return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k) acc += a[std::int64_t{row} * K + k] * b[std::int64_t{k} * N + col];
+  c[std::int64_t{row} * N + col] = acc;
+}
+
+template <class Arrays>
+void launch_matmul(bool tiled, const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
+                   int n) {
+  using In = typename Arrays::template span<const float>;
+  using Out = typename Arrays::template span<float>;
+  const auto nn = static_cast<std::int64_t>(n) * n;
+  const unsigned tiles = static_cast<unsigned>((n + kTile - 1) / kTile);
+  if (tiled)
+    KD_LAUNCH(matmul_tiled<Arrays>, dim3(tiles, tiles), dim3(kTile, kTile), In(a.data(), nn, "a"),
+              In(b.data(), nn, "b"), Out(c.data(), nn, "c"), n, n, n);
+  else
+    KD_LAUNCH(matmul_naive<Arrays>, dim3(tiles, tiles), dim3(kTile, kTile), In(a.data(), nn, "a"),
+              In(b.data(), nn, "b"), Out(c.data(), nn, "c"), n, n, n);
+}
+
+void checks_cost(const bench::Options& opt, bool tiled) {
+  const int n = opt.quick ? 64 : 128;
+  std::vector<float> a(static_cast<std::size_t>(n) * n), b(a.size()), c_checked(a.size()), c_bare(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<float>(i % 7) - 3.0f;
+    b[i] = static_cast<float>(i % 5) - 2.0f;
+  }
+  // Both sides compute the same product (the small integers make it exact), and the checked side's
+  // record says how many accesses it checked.
+  kc::emu::clear_launch_log();
+  launch_matmul<Checked>(tiled, a, b, c_checked, n);
+  const kc::emu::LaunchRecord rec = kc::emu::launch_log().back();
+  launch_matmul<Unchecked>(tiled, a, b, c_bare, n);
+  if (rec.failed || c_checked != c_bare) {
+    std::fprintf(stderr, "emulator bench: the checked and unchecked %s matmuls disagree\n", tiled ? "tiled" : "naive");
+    std::exit(1);
+  }
+  const auto nn = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
+  // Shared accesses of the tiled kernel: per thread and tile step, 2 writes and 2 x 16 reads.
+  const std::uint64_t shared = tiled ? nn * static_cast<std::uint64_t>((n + kTile - 1) / kTile) * (2 + 2 * kTile) : 0;
+  const std::uint64_t global = rec.global_reads + rec.global_accesses;
+  const int reps = opt.quick ? 3 : 15;
+  const auto paired = bench::interleave_local([&] { launch_matmul<Checked>(tiled, a, b, c_checked, n); },
+                                              [&] { launch_matmul<Unchecked>(tiled, a, b, c_bare, n); }, reps);
+  const double extra_ns = (paired->kindling_s - paired->peer_s) * 1e9 / static_cast<double>(shared + global);
+  std::printf("BENCH E1 emulator checks on vs off (%s matmul %dx%dx%d): ratio=%.3f (checked %.2f ms vs unchecked "
+              "%.2f ms; %.1f M shared + %.1f M global accesses checked, %.1f ns each) spread=[%.3f..%.3f]\n",
+              tiled ? "tiled" : "naive", n, n, n, paired->ratio, paired->kindling_s * 1e3, paired->peer_s * 1e3,
+              static_cast<double>(shared) / 1e6, static_cast<double>(global) / 1e6, extra_ns, paired->lo,
+              paired->hi);
   std::fflush(stdout);
 }
 
@@ -258,5 +383,7 @@ int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
   bench::single_thread();
   switch_rate(opt);
+  checks_cost(opt, true);
+  checks_cost(opt, false);
   return programs_total(opt) ? 0 : 1;
 }

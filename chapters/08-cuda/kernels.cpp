@@ -1,12 +1,15 @@
 // Chapter 8 — every version of the chapter's kernels against the CPU library, on the
 // kernel emulator. The emulator checks correctness (every index, every barrier, every
 // shared-memory access), never speed: bench_kernels.cpp times the same kernels on a
-// GPU.
+// GPU. What it can count is the work a kernel asks of memory: the global-memory reads
+// of each matmul version across sizes (ch08_traffic.csv; the book plots them).
 #include <kindling/kindling.hpp>
 #include <kindling/cuda.hpp>
+#include <kindling/cuda/emulator.hpp>  // the launch record (launch_log)
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <vector>
 
 namespace kd = kindling;
@@ -59,4 +62,33 @@ int main() {
   emu::softmax_rows(logits.data_ptr<float>(), probs.data(), 8, 1000);
   std::printf("%-32s [8, 1000]               max error %.1e\n", "softmax rows",
               max_error(probs, logits.softmax(1).to_vector<float>()));
+
+  // [snippet: traffic]
+  // What the emulator can measure without a GPU: how many floats each version reads
+  // from global memory (the launch record counts every read through a Span).
+  namespace rec = kindling::cuda::emu;
+  std::printf("\n== global-memory reads of c = a @ b, n x n matrices ==\n");
+  std::printf("%5s %14s %14s %14s %12s\n", "n", "v1 naive", "v2 tiles",
+              "v3 registers", "v1 / v2");
+  std::ofstream csv("ch08_traffic.csv");
+  csv << "n,version,global_reads,barriers\n";
+  for (int n : {16, 32, 64, 128}) {
+    const kd::Tensor sa = kd::randn({n, n}), sb = kd::randn({n, n});
+    std::vector<float> c(std::size_t(n) * n);
+    std::uint64_t reads[3] = {};
+    for (int v = 0; v < 3; ++v) {
+      rec::clear_launch_log();
+      versions[v].second(sa.data_ptr<float>(), sb.data_ptr<float>(), c.data(), n, n, n);
+      std::uint64_t barriers = 0;
+      for (const rec::LaunchRecord& r : rec::launch_log()) {
+        reads[v] += r.global_reads;
+        barriers += r.barriers;
+      }
+      csv << n << ",v" << v + 1 << "," << reads[v] << "," << barriers << "\n";
+    }
+    std::printf("%5d %14llu %14llu %14llu %11.1fx\n", n,
+                (unsigned long long)reads[0], (unsigned long long)reads[1],
+                (unsigned long long)reads[2], double(reads[0]) / double(reads[1]));
+  }
+  // [end]
 }

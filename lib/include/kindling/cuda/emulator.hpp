@@ -106,6 +106,8 @@ inline thread_local GlobalCounts t_global_counts;
 /// a kernel reads them in its innermost loops.
 inline thread_local const ThreadContext* t_current = nullptr;
 inline thread_local std::uint64_t t_block_serial = 0;
+/// The running block's barrier epoch (the race detector's clock; 0 outside a kernel).
+inline thread_local std::uint32_t t_epoch = 0;
 /// Throws: `what` (threadIdx, ...) was used outside a kernel.
 [[noreturn]] void outside_kernel(const char* what);
 
@@ -157,6 +159,24 @@ inline std::uint64_t block_serial() { return t_block_serial; }
 /// Checks and records a read / a write of element `flat` of a shared array.
 void shared_read(Shadow& s, const SharedInfo& info, std::size_t flat, Site where);
 void shared_write(Shadow& s, const SharedInfo& info, std::size_t flat, Site where);
+
+/// The race detector's fast path, inline because a kernel's inner loop lives on shared memory: true
+/// when the access is fine *and* the record already says everything this access would add, so the
+/// call to shared_read / shared_write would change nothing. A tiled matmul's reads are nearly all
+/// this case (every thread of a row reads the same element; the record keeps two readers, and a
+/// third changes nothing); everything else -- a first access in a block or an epoch, a race, a read
+/// of an unwritten element, an access outside a kernel -- takes the full check.
+inline bool read_already_recorded(const Shadow& s) {
+  const ThreadContext* me = t_current;
+  return me != nullptr && s.block == t_block_serial && s.read_epoch == t_epoch &&
+         (s.write_epoch != t_epoch || s.writer == me->linear) &&
+         (s.reader == me->linear || s.other_reader != -1);
+}
+inline bool write_already_recorded(const Shadow& s) {
+  const ThreadContext* me = t_current;
+  return me != nullptr && s.block == t_block_serial && s.write_epoch == t_epoch && s.writer == me->linear &&
+         (s.read_epoch != t_epoch || (s.reader == me->linear && s.other_reader == -1));
+}
 /// Reports an index outside a shared array / a global buffer.
 [[noreturn]] void shared_out_of_bounds(const SharedInfo& info, const std::int64_t* index,
                                        std::size_t rank);
@@ -182,11 +202,11 @@ class SharedRef {
   SharedRef(T* p, Shadow* s, const SharedInfo* info, std::size_t flat, Site where)
       : p_(p), s_(s), info_(info), flat_(flat), where_(where) {}
   operator T() const {  // NOLINT: a read, exactly where the kernel reads
-    shared_read(*s_, *info_, flat_, where_);
+    if (!read_already_recorded(*s_)) shared_read(*s_, *info_, flat_, where_);
     return *p_;
   }
   SharedRef& operator=(const T& v) {
-    shared_write(*s_, *info_, flat_, where_);
+    if (!write_already_recorded(*s_)) shared_write(*s_, *info_, flat_, where_);
     *p_ = v;
     return *this;
   }

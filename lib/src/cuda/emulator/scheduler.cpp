@@ -192,7 +192,7 @@ void borrow_stacks(Launch& l, std::size_t n) {
 void start_block(Launch& l, const dim3& bidx) {
   l.block_serial = ++g_block_serial;
   t_block_serial = l.block_serial;
-  l.epoch = 1;
+  l.epoch = t_epoch = 1;
   l.shared_bytes = 0;
   l.stats.threads += l.fibers.size();
   int linear = 0;
@@ -321,7 +321,7 @@ void run_block(Launch& l) {
     }
     if (all_done) return;
     if (all_at_one_barrier) {
-      ++l.epoch;  // accesses before the barrier are now ordered before those after it
+      t_epoch = ++l.epoch;  // accesses before the barrier are now ordered before those after it
       for (Fiber& f : l.fibers) f.state = State::Runnable;
       continue;
     }
@@ -391,12 +391,14 @@ void run(const char* kernel, dim3 grid, dim3 block, const std::function<void()>&
   } catch (...) {
     g_launch = nullptr;
     t_block_serial = 0;
+    t_epoch = 0;
     if (l.error.empty()) l.error = "the emulator itself failed";
     log_launch(l);
     throw;
   }
   g_launch = nullptr;
   t_block_serial = 0;
+  t_epoch = 0;
   log_launch(l);
   if (!l.error.empty()) throw KernelError(l.error);
 }
