@@ -97,10 +97,16 @@ Grads AccumulateGrad::apply(Grads&& grad_outputs) {
     Tensor g = incoming;
     if (!can_steal(incoming, variable_)) {
       g = incoming.to(variable_.dtype()).contiguous();
-      if (g.shares_storage(incoming)) g = g.clone();  // still aliases someone else's memory: copy
+      if (g.shares_storage(incoming)) {
+        // still aliases someone else's memory: copy it (empty_like + copy_, which every device has)
+        g = empty_like(g);
+        g.copy_(incoming);
+      }
     }
     meta.grad = g;
-  } else if (grad_is_zeroed(meta)) {
+  } else if (meta.grad.device().is_cpu() && incoming.device().is_cpu() && grad_is_zeroed(meta)) {
+    // (CPU only: a device's .grad keeps the plain add_ below, its kernel; the write-instead-of-add
+    // saving is a CPU memory-traffic one.)
     // zero_grad zeroed .grad in place and nothing wrote to it since: 0 + g is g, so the gradient
     // is written rather than added, one pass over memory fewer. When nobody else holds .grad (no
     // handle, no view: the zeros are visible only through this leaf) and `incoming` may be kept,
