@@ -12,15 +12,13 @@ for (version, label), color in zip(names.items(), kp.COLORS):
     reads = [next(r["global_reads"] for r in rows
                   if r["n"] == n and r["version"] == version) for n in sizes]
     ax.plot(sizes, reads, marker="o", ms=4, color=color, label=label)
-guides = ((2, "2 n³ (every product reads both operands)"), (2 / 16, "2 n³ / 16"))
-for scale, text in guides:
-    ax.plot(sizes, [scale * n ** 3 for n in sizes], color="#a0aec0", linestyle="--",
-            linewidth=1)
-    ax.text(sizes[-1], scale * sizes[-1] ** 3, " " + text, fontsize=7, color="#718096",
-            va="center", ha="right")
+guides = ((2, "2 n³: both operands per multiply-add"), (2 / 16, "2 n³ / 16"))
+for (scale, text), style in zip(guides, ("--", ":")):
+    ax.plot(sizes, [scale * n ** 3 for n in sizes], color="#a0aec0", linestyle=style,
+            linewidth=1, label=text)
 ax.set_xscale("log", base=2)
 ax.set_yscale("log")
-ax.set_xticks(sizes, [str(n) for n in sizes])
+ax.set_xticks(sizes, [str(int(n)) for n in sizes])
 ax.set(xlabel="n (c = a @ b, all n x n)", ylabel="floats read from global memory",
        title="What tiling saves: global-memory reads")
 ax.legend(loc="upper left", fontsize=8)
