@@ -66,9 +66,13 @@ std::optional<Strides> compute_stride(const Shape& oldshape, const Strides& olds
   Strides newstride(newshape.size());
   if (numel == 0) {  // nothing to address: any row-major strides will do
     for (std::int64_t d = static_cast<std::int64_t>(newshape.size()) - 1; d >= 0; --d) {
-      newstride[d] = d == static_cast<std::int64_t>(newshape.size()) - 1
-                         ? 1
-                         : std::max<std::int64_t>(newshape[d + 1], 1) * newstride[d + 1];
+      if (d == static_cast<std::int64_t>(newshape.size()) - 1) {
+        newstride[d] = 1;
+      } else if (__builtin_mul_overflow(std::max<std::int64_t>(newshape[d + 1], 1), newstride[d + 1],
+                                        &newstride[d])) {
+        // saturate (no wrap): make_view then refuses a shape this large, naming it
+        newstride[d] = std::numeric_limits<std::int64_t>::max();
+      }
     }
     return newstride;
   }
