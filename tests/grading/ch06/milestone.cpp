@@ -47,15 +47,10 @@ struct SimpleNet : kd::nn::Module {
   }
 };
 
-int run(int argc, char** argv);
+int run(const std::string& in, const std::string& out);
 int main(int argc, char** argv) { return milestone::main_of(argc, argv, run); }
 
-int run(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s IN_DIR OUT_DIR\n", argv[0]);
-    return 2;
-  }
-  const std::string in = argv[1], out = argv[2];
+int run(const std::string& in, const std::string& out) {
   kd::manual_seed(0);
   namespace T = kd::data::transforms;
   T::Compose transform({T::ToTensor(), T::Normalize({0.2860}, {0.3530})});

@@ -61,15 +61,10 @@ kd::StateDict copy_of(const kd::nn::Module& model) {
 
 }  // namespace
 
-int run(int argc, char** argv);
+int run(const std::string& in, const std::string& out);
 int main(int argc, char** argv) { return milestone::main_of(argc, argv, run); }
 
-int run(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s IN_DIR OUT_DIR\n", argv[0]);
-    return 2;
-  }
-  const std::string in = argv[1], out = argv[2];
+int run(const std::string& in, const std::string& out) {
   const ftb::Problem all = load(in, kd::data::Split::Train);
   const ftb::Problem train = rows(all, 0, 55000), val = rows(all, 55000, 5000);
 

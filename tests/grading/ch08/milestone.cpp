@@ -37,15 +37,10 @@ std::int64_t readable(const kd::Tensor& t) {
 
 }  // namespace
 
-int run(int argc, char** argv);
+int run(const std::string& in, const std::string& out);
 int main(int argc, char** argv) { return milestone::main_of(argc, argv, run); }
 
-int run(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s IN_DIR OUT_DIR\n", argv[0]);
-    return 2;
-  }
-  const std::string in = argv[1], out = argv[2];
+int run(const std::string& in, const std::string& out) {
   auto load = [&](const char* name) { return kd::load_npy(in + "/" + name + ".npy", kd::kFloat32); };
   auto save = [&](const std::vector<float>& v, const kd::Shape& shape, const std::string& name) {
     kd::save_npy(kd::tensor(v, shape), out + "/" + name + ".npy");
