@@ -20,7 +20,8 @@ def probe():
     shape[int(rng.integers(1, len(shape)))] = 0  # a 0 with dimensions on its left
     r, c = (int(v) for v in rng.integers(3, 9, 2))
     return {"shape": np.array(shape, dtype=np.int64), "p": rng.standard_normal((r, c)).astype(np.float32),
-            "k": np.array(int(rng.integers(1, r + 1)), dtype=np.int64),
+            # k != r / 2: there p[-k] is p[k], and a negative index read as a positive one would pass
+            "k": np.array(int(rng.choice([k for k in range(1, r + 1) if 2 * k != r])), dtype=np.int64),
             "u": rng.standard_normal((r, 1)).astype(np.float32), "v": rng.standard_normal((1, c)).astype(np.float32),
             "logits": (rng.standard_normal((r, c)) * 30 + rng.uniform(100, 300)).astype(np.float32)}
 
