@@ -31,7 +31,7 @@ endif
 GRADE = $(PYTHON) scripts/grade.py --build $(LEARNER_BUILD) $(foreach a,$(LEARNER_ARGS),--cmake-arg=$(a)) \
         --jobs $(JOBS) --out $(LEARNER_BUILD)/grade $(if $(INSECURE),--insecure)
 
-.PHONY: all deps configure build run test test-slow grade milestone hint book book-html handout bench sanitize tsan \
+.PHONY: all deps configure build run test test-slow grade milestone hint book book-html readmes handout bench sanitize tsan \
         fuzz ci-extra clang-configure clean exercises help
 
 all: build
@@ -107,6 +107,11 @@ book: configure
 book-html: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target kindling_book_programs
 	@bash scripts/build-book.sh $(BUILD) --no-single
+
+## readmes: every chapter's README.md (what a Git host shows: listings and outputs inlined) from its
+## chapter.md, with the outputs and figures of this build's book (it builds the book first)
+readmes: book
+	@$(PYTHON) scripts/make-readmes.py --outputs $(abspath $(BUILD))/book/outputs
 
 ## handout: a student tree without solutions/ and hidden tests (DEST=folder; REFERENCE=01,02 also ships
 ## those chapters' reference answers)

@@ -44,7 +44,7 @@ def discover():
     """(kind, name, path) in book order: all twins first, then all figures."""
     twins, figures = [], []
     for chapter in sorted((HERE / "chapters").glob("[0-9][0-9]-*")):
-        if not (chapter / "README.md").is_file():
+        if not (chapter / "chapter.md").is_file():
             continue
         nn = chapter.name[:2]
         for path in sorted(chapter.glob("*.py")):

@@ -64,10 +64,10 @@ link ../outputs "$BOOK/src/outputs"
 rm -f "$BOOK/src/api.md"
 for dir in "$HERE"/chapters/[0-9][0-9]-*/; do
   dir=${dir%/}
-  [[ -f "$dir/README.md" ]] && link "$dir" "$BOOK/src/chapters/$(basename "$dir")"
+  [[ -f "$dir/chapter.md" ]] && link "$dir" "$BOOK/src/chapters/$(basename "$dir")"
 done
 for staged in "$BOOK"/src/chapters/*; do   # a chapter folder that went away
-  [[ -e "$staged/README.md" ]] || rm -f "$staged"
+  [[ -e "$staged/chapter.md" ]] || rm -f "$staged"
 done
 
 # A fresh environment after a failed run (its warnings would otherwise not be repeated) or on --fresh.

@@ -82,7 +82,7 @@ if [[ $BUILD_TOO -eq 1 ]]; then
     cmake --build build -j "$(nproc)" | tail -1
     bash scripts/run-chapters.sh build --quiet
     bash scripts/build-book.sh build
-    test -f build/book/html/chapters/00-getting-started/README.html && echo "book ok"
+    test -f build/book/html/chapters/00-getting-started/chapter.html && echo "book ok"
   '
 fi
 end=$(date +%s)

@@ -614,7 +614,7 @@ def scanned_files(root):
     """Files whose snippets must all be shown, and which get a whole-file page."""
     files = []
     for chapter in sorted((root / "chapters").glob("[0-9][0-9]-*")):
-        if not (chapter / "README.md").is_file():
+        if not (chapter / "chapter.md").is_file():
             continue
         for pattern in ("*.cpp", "*.hpp", "*.py", "figures/*.py"):
             files.extend(sorted(chapter.glob(pattern)))
@@ -633,7 +633,7 @@ def _generate_source_pages(app):
         wanted.add(rel)
         chapter = re.match(r"chapters/(\d\d)-", rel)
         where = (f"It belongs to [chapter {int(chapter.group(1))}](/{rel.rsplit('/', 1)[0].split('/figures')[0]}"
-                 "/README.md)." if chapter else "It is part of the library the chapters build.")
+                 "/chapter.md)." if chapter else "It is part of the library the chapters build.")
         kind = ("the plotting script" if "/figures/" in rel else
                 "the PyTorch twin" if rel.endswith(".py") else "the file")
         text = (f"---\norphan: true\n---\n\n# {rel}\n\nThis is {kind} `{rel}` in full, as this build of the book "
@@ -710,7 +710,7 @@ def strip_snippet_markers(app, doctree):
 
 
 def _chapter_numbers(root):
-    return sorted(int(p.parent.name[:2]) for p in (root / "chapters").glob("[0-9][0-9]-*/README.md"))
+    return sorted(int(p.parent.name[:2]) for p in (root / "chapters").glob("[0-9][0-9]-*/chapter.md"))
 
 
 CHAPTER_REF = re.compile(r"\b[Cc]hapters?\s+(\d+)((?:\s*(?:[–—-]|,|and|or|to)\s*\d+)*)")
@@ -760,7 +760,7 @@ def _norm(title):
 
 
 def check_frame(app, doctree, docname):
-    m = re.fullmatch(r"chapters/(\d\d)-[^/]+/README", docname)
+    m = re.fullmatch(r"chapters/(\d\d)-[^/]+/chapter", docname)
     if not m:
         return
     number = m.group(1)

@@ -3,7 +3,7 @@
 
 - every chapter's exercises and milestone add up to exactly 100 points, hidden tests included (a hidden
   test shares its exercise's points; it adds none of its own);
-- the points a chapter's exercise table quotes in the book (chapters/NN-*/README.md) are the manifest's;
+- the points a chapter's exercise table quotes in the book (chapters/NN-*/chapter.md) are the manifest's;
 - scores are exact: the grader's split of an exercise's points over its tests adds back up to the
   exercise's points, a full chapter to 100 exactly (fractions, not floats rounded per test);
 - a graded test with points whose verdict would come only from the test process itself (no compared
@@ -41,7 +41,7 @@ def err(msg: str) -> None:
 
 def book_points(ch: str) -> dict[str, int]:
     """The points column of a chapter's exercise table in its README (| exK | ... | N |)."""
-    found = list((ROOT / "chapters").glob(f"{ch[2:]}-*/README.md"))
+    found = list((ROOT / "chapters").glob(f"{ch[2:]}-*/chapter.md"))
     out: dict[str, int] = {}
     if not found:
         return out
@@ -70,7 +70,7 @@ def check_chapter(ch: str) -> None:
     if book and book != pts:
         err(f"{ch}: the book's exercise table says {book}, the manifest {pts}")
     if not book:
-        err(f"{ch}: no exercise table with points found in chapters/{ch[2:]}-*/README.md")
+        err(f"{ch}: no exercise table with points found in chapters/{ch[2:]}-*/chapter.md")
 
     # The grader's own arithmetic on this chapter's real tests (hidden ones included): every test passed
     # must give exactly 100, and results.json must say 100, not 99.99999.
