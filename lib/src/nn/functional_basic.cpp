@@ -71,10 +71,13 @@ template <class T> T gelu_grad(T x, bool tanh_form) {
   return cdf + x * pdf;
 }
 
+// In x's compute dtype: float16/bfloat16 are widened exactly and computed in float32; the caller
+// rounds once (the value right away, the derivative after multiplying the incoming gradient).
 Tensor gelu_kernel(const Tensor& x, bool tanh_form, bool derivative) {
-  Tensor xc = kindling::detail::contiguous_copy(x);
-  Tensor out = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
-  kindling::detail::dispatch_floating(x.dtype(), "gelu", [&](auto tag) {
+  Tensor xc =
+      kindling::detail::contiguous_copy(kindling::detail::cast(x, kindling::detail::compute_dtype_of(x.dtype())));
+  Tensor out = kindling::detail::make_tensor(x.shape(), xc.dtype(), x.device());
+  kindling::detail::dispatch_floating(xc.dtype(), "gelu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = xc.data_ptr<T>();
     T* o = out.data_ptr<T>();
@@ -96,10 +99,11 @@ struct Gelu : autograd::Function<Gelu> {
   Tensor forward(autograd::Context& ctx, const Tensor& x, bool tanh_form_) {
     tanh_form = tanh_form_;
     ctx.save_for_backward({x});
-    return gelu_kernel(x, tanh_form, /*derivative=*/false);
+    return kindling::detail::cast(gelu_kernel(x, tanh_form, /*derivative=*/false), x.dtype());
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
-    return {grads[0] * gelu_kernel(ctx.saved(0), tanh_form, /*derivative=*/true)};
+    const Tensor& x = ctx.saved(0);
+    return {kindling::detail::cast(grads[0] * gelu_kernel(x, tanh_form, /*derivative=*/true), x.dtype())};
   }
 };
 }  // namespace
