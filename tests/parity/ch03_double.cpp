@@ -1,0 +1,26 @@
+// Double backward of the activations: the Kindling twin of every case in ch03_double.py.
+#include <kindling/autograd.hpp>
+#include <kindling/nn.hpp>
+
+#include "parity.hpp"
+
+namespace kd = kindling;
+namespace F = kindling::nn::functional;
+using kd::Tensor;
+
+namespace {
+Tensor grad_of(const Tensor& y, const Tensor& x) {
+  return kd::autograd::grad({y}, {x}, {}, {.create_graph = true})[0];
+}
+}  // namespace
+
+PARITY_CASE("double/gelu") { return grad_of((F::gelu(in["x"]) * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/gelu-tanh") { return grad_of((F::gelu(in["x"], "tanh") * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/silu") { return grad_of((F::silu(in["x"]) * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/elu") { return grad_of((F::elu(in["x"], 0.7) * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/softplus") { return grad_of((F::softplus(in["x"], 2.0, 1.5) * in["w"]).sum(), in["x"]); }
+PARITY_CASE("double/leaky-relu") { return grad_of((F::leaky_relu(in["x"], 0.2) * in["w"]).sum(), in["x"]); }
+PARITY_CASE("penalty/mlp-gelu-silu") {
+  const Tensor& x = in["x"];
+  return grad_of(F::silu(F::gelu(x.matmul(in["w1"])).matmul(in["w2"])).sum(), x).pow(2).sum();
+}

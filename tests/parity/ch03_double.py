@@ -1,0 +1,27 @@
+# Double backward of the activations used in gradient penalties (issue 28): each case returns
+# dL/dx computed with create_graph=True; the harness backpropagates a seeded gradient through it,
+# so the second derivatives are compared with PyTorch 1.13's. float64, so the comparison is tight.
+# The C++ twin of each case is in ch03_double.cpp, same name.
+import torch.nn.functional as F
+
+D = dict(dtype="float64")
+
+
+def _grad(y, x):
+    return torch.autograd.grad(y, x, create_graph=True)[0]
+
+
+ACTS = {
+    "gelu": F.gelu,
+    "gelu-tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
+    "elu": lambda x: F.elu(x, 0.7),
+    "softplus": lambda x: F.softplus(x, 2.0, 1.5),
+    "leaky-relu": lambda x: F.leaky_relu(x, 0.2),
+}
+for name, f in ACTS.items():
+    case(f"double/{name}", lambda x, w, f=f: _grad((f(x) * w).sum(), x), grad=True, nograd=("w",),
+         x=randn(4, 5, scale=2, **D), w=randn(4, 5, **D))
+# A gradient penalty on a small MLP: || d out / d x ||^2, differentiated w.r.t. the weights.
+case("penalty/mlp-gelu-silu", lambda x, w1, w2: (_grad((F.silu(F.gelu(x @ w1) @ w2)).sum(), x) ** 2).sum(),
+     grad=True, x=randn(3, 4, **D), w1=randn(4, 6, **D), w2=randn(6, 2, **D))
