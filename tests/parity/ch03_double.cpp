@@ -24,3 +24,13 @@ PARITY_CASE("penalty/mlp-gelu-silu") {
   const Tensor& x = in["x"];
   return grad_of(F::silu(F::gelu(x.matmul(in["w1"])).matmul(in["w2"])).sum(), x).pow(2).sum();
 }
+PARITY_CASE("double/layer-norm") {
+  return grad_of((F::layer_norm(in["x"], {3, 4}, in["w"], in["b"]) * in["v"]).sum(), in["x"]);
+}
+PARITY_CASE("double/layer-norm-weight-grad") {
+  return grad_of((F::layer_norm(in["x"], {4}, in["w"]) * in["v"]).sum(), in["w"]).pow(2);
+}
+PARITY_CASE("penalty/layer-norm-no-affine") {
+  const Tensor& x = in["x"];
+  return grad_of(F::layer_norm(x.matmul(in["w"]), {5}).pow(3).sum(), x).pow(2).sum();
+}

@@ -25,3 +25,10 @@ for name, f in ACTS.items():
 # A gradient penalty on a small MLP: || d out / d x ||^2, differentiated w.r.t. the weights.
 case("penalty/mlp-gelu-silu", lambda x, w1, w2: (_grad((F.silu(F.gelu(x @ w1) @ w2)).sum(), x) ** 2).sum(),
      grad=True, x=randn(3, 4, **D), w1=randn(4, 6, **D), w2=randn(6, 2, **D))
+# layer_norm's gradients, differentiated again w.r.t. the input, the weight and the bias.
+case("double/layer-norm", lambda x, w, b, v: _grad((F.layer_norm(x, (3, 4), w, b) * v).sum(), x), grad=True,
+     nograd=("v",), x=randn(2, 3, 4, **D), w=randn(3, 4, **D), b=randn(3, 4, **D), v=randn(2, 3, 4, **D))
+case("double/layer-norm-weight-grad", lambda x, w, v: _grad((F.layer_norm(x, (4,), w) * v).sum(), w) ** 2,
+     grad=True, nograd=("v",), x=randn(3, 4, **D), w=randn(4, **D), v=randn(3, 4, **D))
+case("penalty/layer-norm-no-affine", lambda x, w: (_grad((F.layer_norm(x @ w, (5,)) ** 3).sum(), x) ** 2).sum(),
+     grad=True, x=randn(3, 4, **D), w=randn(4, 5, **D))
