@@ -34,3 +34,10 @@ PARITY_CASE("penalty/layer-norm-no-affine") {
   const Tensor& x = in["x"];
   return grad_of(F::layer_norm(x.matmul(in["w"]), {5}).pow(3).sum(), x).pow(2).sum();
 }
+PARITY_CASE("double/batch-norm-train") {
+  const Tensor y = F::batch_norm(in["x"], Tensor(), Tensor(), in["w"], in["b"], true);
+  return grad_of((y * in["v"]).pow(2).sum(), in["x"]);
+}
+PARITY_CASE("double/batch-norm-eval") {
+  return grad_of(F::batch_norm(in["x"], in["rm"], in["rv"], in["w"], in["b"]).pow(3).sum(), in["x"]);
+}

@@ -32,3 +32,11 @@ case("double/layer-norm-weight-grad", lambda x, w, v: _grad((F.layer_norm(x, (4,
      grad=True, nograd=("v",), x=randn(3, 4, **D), w=randn(4, **D), v=randn(3, 4, **D))
 case("penalty/layer-norm-no-affine", lambda x, w: (_grad((F.layer_norm(x @ w, (5,)) ** 3).sum(), x) ** 2).sum(),
      grad=True, x=randn(3, 4, **D), w=randn(4, 5, **D))
+# batch_norm: in training the batch statistics depend on the input (differentiated again too); in
+# evaluation the running statistics are constants.
+case("double/batch-norm-train", lambda x, w, b, v: _grad((F.batch_norm(x, None, None, w, b, training=True) * v)
+     .pow(2).sum(), x), grad=True, nograd=("v",), x=randn(4, 3, 2, 2, **D), w=randn(3, **D), b=randn(3, **D),
+     v=randn(4, 3, 2, 2, **D))
+case("double/batch-norm-eval", lambda x, w, b, rm, rv: _grad(F.batch_norm(x, rm, rv, w, b).pow(3).sum(), x),
+     grad=True, nograd=("rm", "rv"), x=randn(4, 3, 5, **D), w=randn(3, **D), b=randn(3, **D), rm=randn(3, **D),
+     rv=positive(3, **D))
