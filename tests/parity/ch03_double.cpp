@@ -41,3 +41,20 @@ PARITY_CASE("double/batch-norm-train") {
 PARITY_CASE("double/batch-norm-eval") {
   return grad_of(F::batch_norm(in["x"], in["rm"], in["rv"], in["w"], in["b"]).pow(3).sum(), in["x"]);
 }
+namespace {
+Tensor pooled_penalty(const Tensor& x, const Tensor& w, Tensor (*pool)(const Tensor&)) {
+  return grad_of(pool(x * w).pow(2).sum(), w);
+}
+}  // namespace
+PARITY_CASE("double/max-pool-2x2") {
+  return pooled_penalty(in["x"], in["w"], [](const Tensor& t) { return F::max_pool2d(t, 2); });
+}
+PARITY_CASE("double/max-pool-3x3-stride-2-pad-1") {
+  return pooled_penalty(in["x"], in["w"], [](const Tensor& t) { return F::max_pool2d(t, 3, 2, 1); });
+}
+PARITY_CASE("double/avg-pool-3x3-stride-2-pad-1") {
+  return pooled_penalty(in["x"], in["w"], [](const Tensor& t) { return F::avg_pool2d(t, 3, 2, 1); });
+}
+PARITY_CASE("double/adaptive-avg-pool") {
+  return pooled_penalty(in["x"], in["w"], [](const Tensor& t) { return F::adaptive_avg_pool2d(t, {2, 3}); });
+}

@@ -40,3 +40,11 @@ case("double/batch-norm-train", lambda x, w, b, v: _grad((F.batch_norm(x, None, 
 case("double/batch-norm-eval", lambda x, w, b, rm, rv: _grad(F.batch_norm(x, rm, rv, w, b).pow(3).sum(), x),
      grad=True, nograd=("rm", "rv"), x=randn(4, 3, 5, **D), w=randn(3, **D), b=randn(3, **D), rm=randn(3, **D),
      rv=positive(3, **D))
+# Pooling: the backward is linear in the gradient (max pooling's winners are constants), so the
+# second derivative w.r.t. the input is 0 and the one w.r.t. the incoming gradient is the pooling.
+for name, pool in [("max-pool-2x2", lambda x: F.max_pool2d(x, 2)),
+                   ("max-pool-3x3-stride-2-pad-1", lambda x: F.max_pool2d(x, 3, 2, 1)),
+                   ("avg-pool-3x3-stride-2-pad-1", lambda x: F.avg_pool2d(x, 3, 2, 1)),
+                   ("adaptive-avg-pool", lambda x: F.adaptive_avg_pool2d(x, (2, 3)))]:
+    case(f"double/{name}", lambda x, w, pool=pool: _grad((pool(x * w) ** 2).sum(), w), grad=True,
+         x=randn(2, 3, 5, 6, **D), w=randn(2, 3, 5, 6, **D))
