@@ -58,3 +58,19 @@ PARITY_CASE("double/avg-pool-3x3-stride-2-pad-1") {
 PARITY_CASE("double/adaptive-avg-pool") {
   return pooled_penalty(in["x"], in["w"], [](const Tensor& t) { return F::adaptive_avg_pool2d(t, {2, 3}); });
 }
+namespace {
+Tensor conv_penalty(const Tensor& x, const Tensor& w, const Tensor& b, F::IntPair stride, F::IntPair padding,
+                    F::IntPair dilation, std::int64_t groups) {
+  const Tensor y = F::leaky_relu(F::conv2d(x, w, b, stride, padding, dilation, groups), 0.2);
+  return grad_of(y.pow(2).sum(), x).pow(2).sum();
+}
+}  // namespace
+PARITY_CASE("penalty/conv2d-plain") { return conv_penalty(in["x"], in["w"], in["b"], 1, 0, 1, 1); }
+PARITY_CASE("penalty/conv2d-stride-2-pad-1") { return conv_penalty(in["x"], in["w"], in["b"], 2, 1, 1, 1); }
+PARITY_CASE("penalty/conv2d-dilation-2-stride-3x2") {
+  return conv_penalty(in["x"], in["w"], in["b"], F::IntPair{3, 2}, F::IntPair{2, 1}, 2, 1);
+}
+PARITY_CASE("penalty/conv2d-groups-2") { return conv_penalty(in["x"], in["w"], in["b"], 1, 1, 1, 2); }
+PARITY_CASE("double/conv2d-weight-grad") {
+  return grad_of(F::conv2d(in["x"], in["w"], Tensor(), 2, 1).pow(2).sum(), in["w"]);
+}

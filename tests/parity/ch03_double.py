@@ -48,3 +48,13 @@ for name, pool in [("max-pool-2x2", lambda x: F.max_pool2d(x, 2)),
                    ("adaptive-avg-pool", lambda x: F.adaptive_avg_pool2d(x, (2, 3)))]:
     case(f"double/{name}", lambda x, w, pool=pool: _grad((pool(x * w) ** 2).sum(), w), grad=True,
          x=randn(2, 3, 5, 6, **D), w=randn(2, 3, 5, 6, **D))
+# conv2d: the gradient w.r.t. the input, differentiated w.r.t. the weight, the input and the bias
+# (a WGAN-GP style penalty), over strides, padding, dilation and groups.
+for name, kw in [("plain", dict()), ("stride-2-pad-1", dict(stride=2, padding=1)),
+                 ("dilation-2-stride-3x2", dict(stride=(3, 2), padding=(2, 1), dilation=2)),
+                 ("groups-2", dict(padding=1, groups=2))]:
+    case(f"penalty/conv2d-{name}", lambda x, w, b, kw=kw: (_grad(F.leaky_relu(F.conv2d(x, w, b, **kw), 0.2).pow(2)
+         .sum(), x) ** 2).sum(), grad=True, x=randn(2, 4, 7, 6, **D), w=randn(6, 4 // kw.get("groups", 1), 3, 3, **D),
+         b=randn(6, **D))
+case("double/conv2d-weight-grad", lambda x, w: _grad(F.conv2d(x, w, stride=2, padding=1).pow(2).sum(), w), grad=True,
+     x=randn(2, 3, 6, 5, **D), w=randn(4, 3, 3, 2, **D))
