@@ -20,8 +20,9 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   if (!training || p == 0.0) return x;
   detail::check_floating("dropout", "input", x);
   // mask: 0 with probability p, else 1/(1-p) — the survivors are scaled so E[out] = x.
+  // In x's dtype, float16/bfloat16 included (as PyTorch's mask is): x * mask computes in float32.
   Tensor mask = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
-  kindling::detail::dispatch_floating(x.dtype(), "dropout", [&](auto tag) {
+  kindling::detail::dispatch_all(x.dtype(), "dropout", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* m = mask.data_ptr<T>();
     // One lock on the shared generator for the whole mask (its own calls lock per number).

@@ -91,17 +91,19 @@ TEST_CASE("CsvDataset: labels that cannot be class indices are refused, not cast
   CHECK(kdd::csv::split_fields(" a ,b,, c\r", ',').size() == 4);
 }
 
-TEST_CASE("CsvDataset: NaN and infinite features warn by default, and can be refused or allowed") {
+TEST_CASE("CsvDataset: NaN and infinite features are refused by default, and can be allowed or warned about") {
   TempDir dir;
   write_bytes(dir / "f.csv", "a,b,label\n1,2,0\nnan,3,1\n4,inf,0\n5,1e300,1\n");
-  // Error: the first bad value, with its line and column
+  // Error, the default (issue 28; was: a warning): the first bad value, with its line and column
+  CHECK_THAT(message_of([&] { kdd::CsvDataset ds(dir / "f.csv"); }),
+             Contains("line 3") && Contains("column 'a'") && Contains("nan") && Contains("NonFinite::Allow"));
   CHECK_THAT(message_of([&] { kdd::CsvDataset ds(dir / "f.csv", {.non_finite = kdd::NonFinite::Error}); }),
              Contains("line 3") && Contains("column 'a'") && Contains("nan"));
   // Allow and Warn keep the values (1e300 overflows float32 to inf)
   const kdd::CsvDataset allowed(dir / "f.csv", {.non_finite = kdd::NonFinite::Allow});
   CHECK(std::isnan(allowed.features()[1][0].item<float>()));
   CHECK(std::isinf(allowed.features()[3][1].item<float>()));
-  CHECK_NOTHROW(kdd::CsvDataset(dir / "f.csv"));  // warns on stderr (default)
+  CHECK_NOTHROW(kdd::CsvDataset(dir / "f.csv", {.non_finite = kdd::NonFinite::Warn}));  // warns on stderr
   for (const auto& path : kdtest::fuzz_inputs("regressions", "csv")) {
     INFO(path);
     CHECK_THROWS_WITH(kdd::CsvDataset(path, {.non_finite = kdd::NonFinite::Error}), Contains(path));

@@ -97,6 +97,10 @@ DEFAULT_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-11), "float16": (1e
 def _to_numpy(t):
     """A tensor as a NumPy array and its dtype's name; bfloat16 travels as float32 (exact)."""
     t = t.detach()
+    if torch._is_zerotensor(t):
+        # PyTorch 1.13's efficient zero tensor (a double backward's gradient through sgn and the like)
+        # has no memory: .numpy() would read whatever lies at its null data pointer.
+        t = torch.zeros(t.shape, dtype=t.dtype)
     if t.dtype == torch.bfloat16:
         return t.float().numpy(), "bfloat16"
     a = t.numpy()

@@ -9,6 +9,7 @@
 // several output elements, so its gradient is the sum of theirs.
 #include "autograd/pieces.hpp"
 #include "autograd/registry.hpp"
+#include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
 
@@ -107,6 +108,16 @@ struct Extreme : Function<Extreme<IsMax>> {
 
 // remainder: out = a - floor(a / b) * b    da = g    db = -g * floor(a / b)
 // (floor is flat almost everywhere, so out moves with a one for one, and with b by -a // b.)
+// a.div(b, rounding_mode="floor") as remainder's backward uses it: the value of floor_divide, and a
+// derivative of 0 for both operands (the quotient is piecewise constant). With create_graph it keeps
+// the gradient a function of a and b, so a second grad through remainder gives zeros, as in PyTorch,
+// where floor_divide's own backward refuses.
+struct FloorQuotient : Function<FloorQuotient> {
+  static constexpr const char* name = "DivBackward3";
+  Tensor forward(Context&, const Tensor& a, const Tensor& b) { return floor_divide(a, b); }
+  Grads backward(Context&, const Grads& grad) { return {zeros_like(grad[0]), zeros_like(grad[0])}; }
+};
+
 struct Remainder : Function<Remainder> {
   static constexpr const char* name = "RemainderBackward1";
   void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) {
@@ -115,7 +126,9 @@ struct Remainder : Function<Remainder> {
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor& g = grad[0];
     if (!ctx.needs_input_grad(1)) return {g, Tensor()};
-    return {g, -g * floor_divide(ctx.saved(0), ctx.saved(1))};
+    const Tensor q = kindling::detail::grad_mode_enabled() ? FloorQuotient::apply(ctx.saved(0), ctx.saved(1))
+                                                           : floor_divide(ctx.saved(0), ctx.saved(1));
+    return {g, -g * q};
   }
 };
 

@@ -51,7 +51,10 @@ struct Abs : Function<Abs> {
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor x = ctx.saved(0);
     const Tensor& g = grad[0];
-    return {where(x > 0.0, g, where(x < 0.0, -g, 0.0))};
+    // PyTorch's formula, g * sgn(x): with create_graph the result depends on x through sign, whose
+    // derivative is 0, so differentiating it again gives zeros (a where() on a mask would cut x off
+    // and a second grad would refuse it as not requiring grad).
+    return {g * x.sign()};
   }
 };
 
@@ -115,6 +118,22 @@ Tensor relu_backward_16bit(const Tensor& g, const Tensor& y) {
 }
 
 // relu: out = max(x, 0)          dx = g where out > 0, else 0   (0 at x == 0, like PyTorch)
+// threshold_backward(g, y) = g where y > 0, else 0: relu's gradient as an op of its own, so that with
+// create_graph the gradient is a function of y too (PyTorch's ThresholdBackwardBackward0): its
+// derivative is threshold_backward again for g and zero for y. A second grad of relu's gradient
+// then gives zeros, as in PyTorch, instead of refusing a result that does not require grad.
+struct ThresholdBackward : Function<ThresholdBackward> {
+  static constexpr const char* name = "ThresholdBackwardBackward0";
+  Tensor forward(Context& ctx, const Tensor& g, const Tensor& y) {
+    ctx.save_for_backward({y});
+    return where(y > 0.0, g, 0.0);
+  }
+  Grads backward(Context& ctx, const Grads& grad) {
+    const Tensor y = ctx.saved(0);
+    return {ThresholdBackward::apply(grad[0], y), zeros_like(y)};
+  }
+};
+
 struct Relu : Function<Relu> {
   static constexpr const char* name = "ReluBackward0";
   void setup_context(Context& ctx, const Tensor&, const Tensor& out) { ctx.save_for_backward({out}); }
@@ -134,6 +153,7 @@ struct Relu : Function<Relu> {
       return {relu_backward_16bit(gout, y)};
     if (plain_backward(grad[0], y))  // threshold_backward: one loop, no mask tensor
       return {fused_grad(grad[0], y, "threshold_backward", [](auto g, auto v) { return v > 0 ? g : decltype(g)(0); })};
+    if (kindling::detail::grad_mode_enabled()) return {ThresholdBackward::apply(grad[0], y)};  // create_graph
     return {where(y > 0.0, grad[0], 0.0)};
   }
 };

@@ -103,7 +103,8 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
   if (non_finite > 0 && options.non_finite == NonFinite::Warn) {
     std::fprintf(stderr,
                  "CsvDataset: warning: %s has %lld NaN or infinite value(s), the first at line %lld, column '%s'. "
-                 "Pass .non_finite = kd::data::NonFinite::Error to refuse such files, or ::Allow to silence this.\n",
+                 "Pass .non_finite = kd::data::NonFinite::Error (the default) to refuse such files, or ::Allow to "
+                 "silence this.\n",
                  path.c_str(), static_cast<long long>(non_finite), static_cast<long long>(first_line), first_column.c_str());
   }
   const auto n = static_cast<std::int64_t>(labels.size());

@@ -7,6 +7,8 @@
 
 #include "kindling/autograd/function.hpp"
 #include "kindling/nn/functional.hpp"
+#include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/ops.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -15,12 +17,15 @@ namespace kindling::nn::functional {
 namespace {
 
 /// out[i] = f(x[i]) over a contiguous copy of x; f gets the element as T (float or double).
-/// x: any shape → same shape and dtype.
+/// x: any shape → same shape, in x's compute dtype: float16/bfloat16 are widened (exactly) and
+/// computed in float32, as PyTorch's CPU kernels do; the caller rounds once (forward: round_to; a
+/// derivative stays float32 until it has multiplied the incoming gradient).
 template <class F> Tensor map_elements(const Tensor& x, const char* op, F&& f) {
   kindling::detail::check_cpu(x, op);
-  const Tensor xc = kindling::detail::contiguous_copy(x);
-  Tensor out = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
-  kindling::detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
+  const Tensor xc =
+      kindling::detail::contiguous_copy(kindling::detail::cast(x, kindling::detail::compute_dtype_of(x.dtype())));
+  Tensor out = kindling::detail::make_tensor(x.shape(), xc.dtype(), x.device());
+  kindling::detail::dispatch_floating(xc.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = xc.data_ptr<T>();
     T* o = out.data_ptr<T>();
@@ -29,61 +34,92 @@ template <class F> Tensor map_elements(const Tensor& x, const char* op, F&& f) {
   });
   return out;
 }
+/// With create_graph (grad mode on in a backward) the derivatives below are written with recorded
+/// ops, so that the gradient can be differentiated again (a gradient penalty); otherwise a kernel.
+bool creating_graph() { return kindling::detail::grad_mode_enabled(); }
+
+/// A float32 result rounded once to `like`'s 16-bit dtype (the identity for float32/float64).
+Tensor round_to(const Tensor& wide, const Tensor& like) { return kindling::detail::cast(wide, like.dtype()); }
+
+// leaky_relu_backward(g, x) = g · (x > 0 ? 1 : slope), as an op of its own for create_graph: a
+// function of x too, with derivative 0 (PyTorch's LeakyReluBackwardBackward0), so a second grad
+// gives zeros instead of refusing a gradient that does not require grad.
+struct LeakyReluGrad : autograd::Function<LeakyReluGrad> {
+  static constexpr const char* name = "LeakyReluBackwardBackward0";
+  double slope = 0.01;
+  Tensor forward(autograd::Context& ctx, const Tensor& g, const Tensor& x, double negative_slope) {
+    slope = negative_slope;
+    ctx.save_for_backward({x});
+    return kindling::where(x > 0.0, g, g * slope);
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor& x = ctx.saved(0);
+    return {LeakyReluGrad::apply(grads[0], x, slope), zeros_like(x)};
+  }
+};
 
 // leaky_relu: out = x > 0 ? x : slope·x                 dx = g · (x > 0 ? 1 : slope)
 struct LeakyRelu : autograd::Function<LeakyRelu> {
   static constexpr const char* name = "LeakyReluBackward0";
-  static constexpr bool once_differentiable = true;
   double slope = 0.01;
   Tensor forward(autograd::Context& ctx, const Tensor& x, double negative_slope) {
     slope = negative_slope;
     ctx.save_for_backward({x});
-    return map_elements(x, "leaky_relu", [s = slope](auto v) { return v > 0 ? v : v * static_cast<decltype(v)>(s); });
+    return round_to(map_elements(x, "leaky_relu", [s = slope](auto v) { return v > 0 ? v : v * static_cast<decltype(v)>(s); }), x);
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor& x = ctx.saved(0);
+    if (creating_graph()) return {LeakyReluGrad::apply(grads[0], x, slope)};
     const Tensor d = map_elements(ctx.saved(0), "leaky_relu", [s = slope](auto v) {
       using T = decltype(v);
       return v > 0 ? T(1) : static_cast<T>(s);
     });
-    return {grads[0] * d};
+    return {round_to(grads[0] * d, ctx.saved(0))};  // g · f'(x) in float32 at least, rounded once
   }
 };
 
 // silu: out = x·σ(x)                                    dx = g · σ(x)·(1 + x·(1 - σ(x)))
 struct Silu : autograd::Function<Silu> {
   static constexpr const char* name = "SiluBackward0";
-  static constexpr bool once_differentiable = true;
   Tensor forward(autograd::Context& ctx, const Tensor& x) {
     ctx.save_for_backward({x});
-    return map_elements(x, "silu", [](auto v) { return v / (decltype(v)(1) + std::exp(-v)); });
+    return round_to(map_elements(x, "silu", [](auto v) { return v / (decltype(v)(1) + std::exp(-v)); }), x);
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    if (creating_graph()) {
+      const Tensor& x = ctx.saved(0);
+      const Tensor s = kindling::sigmoid(x);
+      return {grads[0] * (s * (1.0 + x * (1.0 - s)))};
+    }
     const Tensor d = map_elements(ctx.saved(0), "silu", [](auto v) {
       using T = decltype(v);
       const T s = T(1) / (T(1) + std::exp(-v));
       return s * (T(1) + v * (T(1) - s));
     });
-    return {grads[0] * d};
+    return {round_to(grads[0] * d, ctx.saved(0))};  // g · f'(x) in float32 at least, rounded once
   }
 };
 
 // elu: out = x > 0 ? x : α·(eˣ - 1)                     dx = g · (x > 0 ? 1 : α·eˣ)
 struct Elu : autograd::Function<Elu> {
   static constexpr const char* name = "EluBackward0";
-  static constexpr bool once_differentiable = true;
   double alpha = 1.0;
   Tensor forward(autograd::Context& ctx, const Tensor& x, double alpha_) {
     alpha = alpha_;
     ctx.save_for_backward({x});
     // expm1 keeps the digits of eˣ - 1 for x near 0, where exp(x) - 1 would cancel.
-    return map_elements(x, "elu", [a = alpha](auto v) { return v > 0 ? v : static_cast<decltype(v)>(a) * std::expm1(v); });
+    return round_to(map_elements(x, "elu", [a = alpha](auto v) { return v > 0 ? v : static_cast<decltype(v)>(a) * std::expm1(v); }), x);
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    if (creating_graph()) {
+      const Tensor& x = ctx.saved(0);
+      return {grads[0] * kindling::where(x > 0.0, 1.0, kindling::exp(x) * alpha)};
+    }
     const Tensor d = map_elements(ctx.saved(0), "elu", [a = alpha](auto v) {
       using T = decltype(v);
       return v > 0 ? T(1) : static_cast<T>(a) * std::exp(v);
     });
-    return {grads[0] * d};
+    return {round_to(grads[0] * d, ctx.saved(0))};  // g · f'(x) in float32 at least, rounded once
   }
 };
 
@@ -91,19 +127,22 @@ struct Elu : autograd::Function<Elu> {
 // Above the threshold log(1 + e^(βx))/β equals x to float precision, and e^(βx) would overflow.
 struct Softplus : autograd::Function<Softplus> {
   static constexpr const char* name = "SoftplusBackward0";
-  static constexpr bool once_differentiable = true;
   double beta = 1.0, threshold = 20.0;
   Tensor forward(autograd::Context& ctx, const Tensor& x, double beta_, double threshold_) {
     beta = beta_;
     threshold = threshold_;
     ctx.save_for_backward({x});
-    return map_elements(x, "softplus", [b = beta, t = threshold](auto v) {
+    return round_to(map_elements(x, "softplus", [b = beta, t = threshold](auto v) {
       using T = decltype(v);
       const T bx = v * static_cast<T>(b);
       return bx > static_cast<T>(t) ? v : std::log1p(std::exp(bx)) / static_cast<T>(b);
-    });
+    }), x);
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    if (creating_graph()) {
+      const Tensor& x = ctx.saved(0);
+      return {grads[0] * kindling::where(x * beta > threshold, 1.0, kindling::sigmoid(x * beta))};
+    }
     const Tensor d = map_elements(ctx.saved(0), "softplus", [b = beta, t = threshold](auto v) {
       using T = decltype(v);
       const T bx = v * static_cast<T>(b);
@@ -111,7 +150,7 @@ struct Softplus : autograd::Function<Softplus> {
       const T z = std::exp(bx);
       return z / (z + T(1));
     });
-    return {grads[0] * d};
+    return {round_to(grads[0] * d, ctx.saved(0))};  // g · f'(x) in float32 at least, rounded once
   }
 };
 

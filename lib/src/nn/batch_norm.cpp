@@ -34,9 +34,33 @@ struct RunningStats {
 
 struct NativeBatchNorm : autograd::Function<NativeBatchNorm> {
   static constexpr const char* name = "NativeBatchNormBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   BNGeom g_{};
   bool training_ = false;
+  double eps_ = 1e-5;
+
+  // create_graph (a gradient penalty): the formulas below written with recorded ops on the saved
+  // input and weight (in training the batch statistics recomputed from the input, so that their
+  // dependence on it is differentiated too), so that the gradients can be differentiated again.
+  autograd::Grads backward_with_graph(autograd::Context& ctx, const Tensor& grad) {
+    const Tensor& input = ctx.saved(0);
+    const Tensor x = input.reshape({g_.n, g_.c, g_.s}), w = ctx.saved(1);
+    const Tensor g = grad.reshape({g_.n, g_.c, g_.s});
+    const std::vector<std::int64_t> dims{0, 2};
+    Tensor centred, invstd;
+    if (training_) {
+      centred = x - x.mean(dims, true);
+      invstd = 1.0 / ((centred * centred).mean(dims, true) + eps_).sqrt();
+    } else {  // the running statistics: constants
+      centred = x - ctx.saved(2).to(x.dtype()).reshape({1, g_.c, 1});
+      invstd = ctx.saved(3).to(x.dtype()).reshape({1, g_.c, 1});
+    }
+    const Tensor xhat = centred * invstd;
+    const Tensor gw = w.defined() ? g * w.reshape({1, g_.c, 1}) : g;
+    const Tensor dx = training_ ? invstd * (gw - gw.mean(dims, true) - xhat * (gw * xhat).mean(dims, true))
+                                : gw * invstd;
+    return {dx.reshape(input.shape()), w.defined() ? (g * xhat).sum(dims) : Tensor(),
+            ctx.needs_input_grad(2) ? g.sum(dims) : Tensor()};
+  }
 
   Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const RunningStats& running, bool training, double momentum, double eps);
@@ -45,6 +69,7 @@ struct NativeBatchNorm : autograd::Function<NativeBatchNorm> {
   // dx = w·invstd/M · (M·g - Σg - x̂·Σ(g·x̂)) in training (the batch statistics depend on x too),
   // dx = w·invstd·g in evaluation (the running statistics are constants).
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    if (kindling::detail::grad_mode_enabled()) return backward_with_graph(ctx, grads[0]);
     const Tensor x = kindling::detail::contiguous_copy(ctx.saved(0));
     const Tensor w = ctx.saved(1);
     const Tensor mean_ = ctx.saved(2), invstd_ = ctx.saved(3);
@@ -151,6 +176,7 @@ Tensor NativeBatchNorm::forward(autograd::Context& ctx, const Tensor& input, con
                  input.numel() / std::max<std::int64_t>(1, input.size(0) * input.size(1))};
   g_ = g;
   training_ = training;
+  eps_ = eps;
 
   const Tensor x = kindling::detail::contiguous_copy(input);
   Tensor mean = kindling::detail::make_tensor({g.c}, kFloat64), invstd = kindling::detail::make_tensor({g.c}, kFloat64);

@@ -10,6 +10,7 @@
 #include "kindling/nn/functional.hpp"
 #include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/ops.hpp"
 #include "nn/blas.hpp"
 #include "nn/checks.hpp"
 #include "nn/conv_padding.hpp"
@@ -220,8 +221,35 @@ void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* 
 // dw = Σ_n gout_n · colsᵀ,  dx = col2im(wᵀ · gout_n),  db = Σ gout over batch and positions
 struct Convolution : autograd::Function<Convolution> {
   static constexpr const char* name = "ConvolutionBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   ConvGeom g{};
+
+  // create_graph (a gradient penalty): the gradients written with recorded convolutions, so that
+  // they can be differentiated again (the kernel below otherwise). The input gradient is the
+  // transposed convolution of the gradient (output_padding restores the rows the stride skipped);
+  // the weight gradient of group k is a convolution of the input's channels (batch as channels)
+  // with the gradient's, stride and dilation swapped, cropped to the kernel.
+  autograd::Grads backward_with_graph(autograd::Context& ctx, const Tensor& gy) {
+    const Tensor &x = ctx.saved(0), &w = ctx.saved(1);
+    Tensor dx, dw, db;
+    if (ctx.needs_input_grad(0)) {
+      const IntPair output_padding{(g.h + 2 * g.ph - g.dh * (g.kh - 1) - 1) - (g.oh - 1) * g.sh,
+                                   (g.w + 2 * g.pw - g.dw * (g.kw - 1) - 1) - (g.ow - 1) * g.sw};
+      dx = conv_transpose2d(gy, w, Tensor(), IntPair{g.sh, g.sw}, IntPair{g.ph, g.pw}, output_padding, g.groups,
+                            IntPair{g.dh, g.dw});
+    }
+    if (ctx.needs_input_grad(1)) {
+      std::vector<Tensor> per_group;
+      for (std::int64_t k = 0; k < g.groups; ++k) {
+        const Tensor xk = x.slice(1, k * g.cg(), (k + 1) * g.cg()).transpose(0, 1);   // [C/g, N, H, W]
+        const Tensor gk = gy.slice(1, k * g.og(), (k + 1) * g.og()).transpose(0, 1);  // [O/g, N, H', W']
+        const Tensor full = conv2d(xk, gk, Tensor(), IntPair{g.dh, g.dw}, IntPair{g.ph, g.pw}, IntPair{g.sh, g.sw});
+        per_group.push_back(full.slice(2, 0, g.kh).slice(3, 0, g.kw).transpose(0, 1));  // [O/g, C/g, kH, kW]
+      }
+      dw = g.groups == 1 ? per_group[0] : cat(per_group, 0);
+    }
+    if (ctx.needs_input_grad(2)) db = gy.sum(std::vector<std::int64_t>{0, 2, 3});
+    return {dx, dw, db};
+  }
 
   Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const ConvGeom& geom) {
@@ -243,6 +271,7 @@ struct Convolution : autograd::Function<Convolution> {
   }
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    if (kindling::detail::grad_mode_enabled() && grads[0].numel() > 0) return backward_with_graph(ctx, grads[0]);
     const DType dt = ctx.saved(0).dtype(), ct = kindling::detail::compute_dtype_of(dt);
     const Tensor x = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(0), ct));
     const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(1), ct));

@@ -42,10 +42,13 @@ struct EmbeddingLookup : autograd::Function<EmbeddingLookup> {
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     const Tensor indices = ctx.saved(0);
-    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype));
-    Tensor dw = zeros(w_shape, {.dtype = dtype});
+    // float16/bfloat16: the sums of a row looked up several times accumulate in float32 and are
+    // rounded once at the end.
+    const DType wide = kindling::detail::compute_dtype_of(dtype);
+    const Tensor go = kindling::detail::contiguous_copy(kindling::detail::cast(grads[0], wide));
+    Tensor dw = zeros(w_shape, {.dtype = wide});
     const std::int64_t dim = w_shape[1], rows = w_shape[0];
-    kindling::detail::dispatch_floating(dtype, name, [&](auto tag) {
+    kindling::detail::dispatch_floating(wide, name, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const std::int64_t* ip = indices.data_ptr<std::int64_t>();
       const T* gp = go.data_ptr<T>();
@@ -56,7 +59,7 @@ struct EmbeddingLookup : autograd::Function<EmbeddingLookup> {
         for (std::int64_t j = 0; j < dim; ++j) d[ip[i] * dim + j] += gp[i * dim + j];
       }
     });
-    return {dw};
+    return {kindling::detail::cast(dw, dtype)};
   }
 };
 }  // namespace

@@ -71,10 +71,13 @@ template <class T> T gelu_grad(T x, bool tanh_form) {
   return cdf + x * pdf;
 }
 
+// In x's compute dtype: float16/bfloat16 are widened exactly and computed in float32; the caller
+// rounds once (the value right away, the derivative after multiplying the incoming gradient).
 Tensor gelu_kernel(const Tensor& x, bool tanh_form, bool derivative) {
-  Tensor xc = kindling::detail::contiguous_copy(x);
-  Tensor out = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());
-  kindling::detail::dispatch_floating(x.dtype(), "gelu", [&](auto tag) {
+  Tensor xc =
+      kindling::detail::contiguous_copy(kindling::detail::cast(x, kindling::detail::compute_dtype_of(x.dtype())));
+  Tensor out = kindling::detail::make_tensor(x.shape(), xc.dtype(), x.device());
+  kindling::detail::dispatch_floating(xc.dtype(), "gelu", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = xc.data_ptr<T>();
     T* o = out.data_ptr<T>();
@@ -91,15 +94,27 @@ Tensor gelu_kernel(const Tensor& x, bool tanh_form, bool derivative) {
 // gelu: out = x·Φ(x) (or its tanh approximation)        dx = g · gelu'(x)
 struct Gelu : autograd::Function<Gelu> {
   static constexpr const char* name = "GeluBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   bool tanh_form = false;
   Tensor forward(autograd::Context& ctx, const Tensor& x, bool tanh_form_) {
     tanh_form = tanh_form_;
     ctx.save_for_backward({x});
-    return gelu_kernel(x, tanh_form, /*derivative=*/false);
+    return kindling::detail::cast(gelu_kernel(x, tanh_form, /*derivative=*/false), x.dtype());
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
-    return {grads[0] * gelu_kernel(ctx.saved(0), tanh_form, /*derivative=*/true)};
+    const Tensor& x = ctx.saved(0);
+    if (kindling::detail::grad_mode_enabled()) {
+      // create_graph: gelu'(x) written with recorded ops, so the gradient can be differentiated
+      // again (gradient penalties); a kernel otherwise.
+      if (tanh_form) {
+        const Tensor t = kindling::tanh((x + x * x * x * kTanhCoef) * kSqrt2OverPi);
+        const Tensor d = (1.0 + t) * 0.5 + x * 0.5 * (1.0 - t * t) * kSqrt2OverPi * (1.0 + x * x * (3.0 * kTanhCoef));
+        return {grads[0] * d};
+      }
+      const Tensor cdf = (1.0 + kindling::erf(x * kSqrt1_2)) * 0.5;
+      const Tensor pdf = kindling::exp(x * x * -0.5) * kInvSqrt2Pi;
+      return {grads[0] * (cdf + x * pdf)};
+    }
+    return {kindling::detail::cast(grads[0] * gelu_kernel(x, tanh_form, /*derivative=*/true), x.dtype())};
   }
 };
 }  // namespace

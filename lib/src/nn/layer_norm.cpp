@@ -19,14 +19,29 @@ namespace {
 
 struct NativeLayerNorm : autograd::Function<NativeLayerNorm> {
   static constexpr const char* name = "NativeLayerNormBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   std::int64_t rows_ = 0, d_ = 0;
   Shape w_shape_;
+  double eps_ = 1e-5;
+
+  // create_graph (a gradient penalty): the same formulas written with recorded ops on the saved
+  // input and weight, so that the gradients can be differentiated again.
+  autograd::Grads backward_with_graph(autograd::Context& ctx, const Tensor& g) {
+    const Tensor x = ctx.saved(0).reshape({rows_, d_}), w = ctx.saved(1);
+    const Tensor g2 = g.reshape({rows_, d_});
+    const Tensor centred = x - x.mean(1, true);
+    const Tensor invstd = 1.0 / ((centred * centred).mean(1, true) + eps_).sqrt();
+    const Tensor xhat = centred * invstd;
+    const Tensor gh = w.defined() ? g2 * w.reshape({d_}) : g2;
+    const Tensor dx = invstd * (gh - gh.mean(1, true) - xhat * (gh * xhat).mean(1, true));
+    return {dx.reshape(ctx.saved(0).shape()), w.defined() ? (g2 * xhat).sum(0).reshape(w_shape_) : Tensor(),
+            ctx.needs_input_grad(2) ? g2.sum(0).reshape(w_shape_) : Tensor()};
+  }
 
   Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const Shape& normalized_shape, double eps);
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    if (kindling::detail::grad_mode_enabled()) return backward_with_graph(ctx, grads[0]);
     const Tensor x = kindling::detail::contiguous_copy(ctx.saved(0));
     const Tensor w = ctx.saved(1);
     const Tensor mean_ = ctx.saved(2), invstd_ = ctx.saved(3);  // float64 [rows]
@@ -107,6 +122,7 @@ Tensor NativeLayerNorm::forward(autograd::Context& ctx, const Tensor& input, con
   rows_ = rows;
   d_ = d;
   w_shape_ = normalized_shape;
+  eps_ = eps;
   const Tensor x = kindling::detail::contiguous_copy(input);
   const Tensor w = weight.defined() ? kindling::detail::contiguous_copy(weight) : Tensor();
   const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(bias) : Tensor();

@@ -15,6 +15,7 @@
 
 #include "kindling/nn/functional.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/ops.hpp"
 #include "nn/checks.hpp"
 #include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
@@ -273,7 +274,6 @@ template <class T> void max_backward_2x2(const T* go, const std::uint8_t* code, 
 // max_pool2d: out = the max of each window, idx = where it was      dx[idx] += g (one winner per window)
 struct MaxPool2d : autograd::Function<MaxPool2d> {
   static constexpr const char* name = "MaxPool2DWithIndicesBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   Shape in_shape;
   DType dtype = kFloat32;
   PoolGeom g{};
@@ -297,8 +297,37 @@ struct MaxPool2d : autograd::Function<MaxPool2d> {
     return out;
   }
 
+  // The winner of each window as an int64 position in its [H, W] plane ([planes, oh·ow]; -1 where
+  // no element won), whichever form the forward kept.
+  Tensor flat_positions(const Tensor& idx) const {
+    const std::int64_t per_plane = g.oh * g.ow;
+    Tensor pos = kindling::detail::make_tensor({g.planes, per_plane}, kInt64);
+    std::int64_t* pp = pos.data_ptr<std::int64_t>();
+    const Tensor ic = kindling::detail::contiguous_copy(idx);
+    for (std::int64_t k = 0, n = g.planes * per_plane; k < n; ++k) {
+      if (!is_2x2(g)) {
+        pp[k] = ic.data_ptr<std::int64_t>()[k];
+        continue;
+      }
+      const std::int64_t o = k % per_plane, oy = o / g.ow, ox = o % g.ow, code = ic.data_ptr<std::uint8_t>()[k];
+      pp[k] = (2 * oy + code / 2) * g.w + 2 * ox + code % 2;
+    }
+    return pos;
+  }
+
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     const Tensor idx = ctx.saved(0);
+    if (kindling::detail::grad_mode_enabled()) {
+      // create_graph: each output's gradient placed at its window's winner with a recorded
+      // scatter_add, whose own backward (a gather at the same positions) makes it differentiable
+      // again; the positions are constants, so the derivative w.r.t. the input is 0, as in PyTorch.
+      const Tensor pos = flat_positions(idx.to(kCPU)).to(grads[0].device());
+      const Tensor valid = pos >= 0;
+      const Tensor g2 = grads[0].reshape({g.planes, g.oh * g.ow});
+      return {zeros({g.planes, g.h * g.w}, {.dtype = g2.dtype()})
+                  .scatter_add(1, kindling::where(valid, pos, 0), kindling::where(valid, g2, 0.0))
+                  .reshape(in_shape)};
+    }
     const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype));
     if (is_2x2(g)) {
       Tensor dx = kindling::detail::make_tensor(in_shape, dtype, go.device());
@@ -384,7 +413,6 @@ template <class T, class WinFn> void avg_backward(const T* go, const PoolGeom& g
 template <bool Adaptive>
 struct AvgPool : autograd::Function<AvgPool<Adaptive>> {
   static constexpr const char* name = Adaptive ? "AdaptiveAvgPool2DBackward0" : "AvgPool2DBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   Shape in_shape;
   DType dtype = kFloat32;
   PoolGeom g{};
@@ -403,17 +431,39 @@ struct AvgPool : autograd::Function<AvgPool<Adaptive>> {
     return out;
   }
 
-  autograd::Grads backward(autograd::Context&, const autograd::Grads& grads) {
-    const Tensor go = kindling::detail::contiguous_copy(grads[0].to(dtype));
+  autograd::Grads backward(autograd::Context&, const autograd::Grads& grads);
+};
+
+// Average pooling's backward as an op of its own, for create_graph: it is linear in the gradient,
+// so its derivative is its adjoint -- the pooling forward again (AvgPool2DBackwardBackward0).
+template <bool Adaptive>
+struct AvgPoolGrad : autograd::Function<AvgPoolGrad<Adaptive>> {
+  static constexpr const char* name = Adaptive ? "AdaptiveAvgPool2DBackwardBackward0" : "AvgPool2DBackwardBackward0";
+  Shape in_shape;
+  DType dtype = kFloat32;
+  PoolGeom g{};
+  Tensor forward(autograd::Context&, const Tensor& grad, const Shape& in_shape_, DType dtype_, const PoolGeom& geom) {
+    in_shape = in_shape_;
+    dtype = dtype_;
+    g = geom;
+    const Tensor go = kindling::detail::contiguous_copy(grad.to(dtype));
     Tensor dx = zeros(in_shape, {.dtype = dtype});
     kindling::detail::dispatch_floating(dtype, name, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (Adaptive) avg_backward<T>(go.data_ptr<T>(), g, dx.data_ptr<T>(), adaptive_window);
       else avg_backward<T>(go.data_ptr<T>(), g, dx.data_ptr<T>(), avg_window);
     });
-    return {dx};
+    return dx;
+  }
+  autograd::Grads backward(autograd::Context&, const autograd::Grads& grads) {
+    return {AvgPool<Adaptive>::apply(grads[0].reshape(in_shape), g)};
   }
 };
+
+template <bool Adaptive>
+autograd::Grads AvgPool<Adaptive>::backward(autograd::Context&, const autograd::Grads& grads) {
+  return {AvgPoolGrad<Adaptive>::apply(grads[0], in_shape, dtype, g)};
+}
 
 // Unbatched [C, H, W] inputs are run as a batch of one, like PyTorch.
 template <class F> Tensor with_batch(const Tensor& x, F f) {

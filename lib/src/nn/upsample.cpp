@@ -128,24 +128,30 @@ template <const char* Name> struct Upsample2d : autograd::Function<Upsample2d<Na
   static constexpr const char* name = Name;
   static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   Geometry g{};
+  DType dtype = kFloat32;  // the input's
   Tensor forward(autograd::Context&, const Tensor& input, const Geometry& geom) {
     g = geom;
-    const Tensor x = kindling::detail::contiguous_copy(input);
+    // float16/bfloat16: computed in float32 (the input widened exactly), rounded once.
+    dtype = input.dtype();
+    const Tensor x = kindling::detail::contiguous_copy(
+        kindling::detail::cast(input, kindling::detail::compute_dtype_of(input.dtype())));
     Tensor out = kindling::detail::make_tensor({g.n, g.c, g.oh, g.ow}, x.dtype(), x.device());
     kindling::detail::dispatch_floating(x.dtype(), "interpolate", [&](auto tag) {
       using T = typename decltype(tag)::type;
       resample<T>(x.data_ptr<T>(), g, out.data_ptr<T>());
     });
-    return out;
+    return kindling::detail::cast(out, dtype);
   }
   autograd::Grads backward(autograd::Context&, const autograd::Grads& grads) {
-    const Tensor gout = kindling::detail::contiguous_copy(grads[0]);
+    // The sums of a 16-bit gradient accumulate in float32 and are rounded once.
+    const Tensor gout = kindling::detail::contiguous_copy(
+        kindling::detail::cast(grads[0], kindling::detail::compute_dtype_of(grads[0].dtype())));
     Tensor dx = zeros({g.n, g.c, g.h, g.w}, {.dtype = gout.dtype()});
     kindling::detail::dispatch_floating(gout.dtype(), "interpolate backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
       resample_backward<T>(gout.data_ptr<T>(), g, dx.data_ptr<T>());
     });
-    return {dx};
+    return {kindling::detail::cast(dx, dtype)};
   }
 };
 constexpr char kNearestName[] = "UpsampleNearest2DBackward0";

@@ -317,11 +317,7 @@ Tensor& binary_inplace(Bin op, Tensor& self, const Tensor& other, const Scalar& 
                      shape_str(other.shape()) + "). Hint: an in-place op cannot change self's shape; use "
                      "the out-of-place form, e.g. `x = x + y`.");
   }
-  if (has_internal_overlap(self)) {
-    throw ValueError(std::string(name) + ": more than one element of the written-to tensor (shape " +
-                     shape_str(self.shape()) + ", strides " + shape_str(self.strides()) + ") refers to a "
-                     "single memory location (it is an expanded view). Hint: clone() it first.");
-  }
+  check_no_internal_overlap(self, name);
   check_args(op, name, compute, alpha, self.dtype(), other.dtype());
   const bool aliased = self.shares_storage(other) && !same_geometry(self, other);
   if (compute == self.dtype() && !aliased) {

@@ -86,20 +86,20 @@ Tensor empty_preserving_strides(const Tensor& like, DType dtype) {
 
 }  // namespace detail
 
-namespace {
-// Writing into an expanded tensor would write several values into one memory location (PyTorch
-// refuses too).
+namespace detail {
 void check_no_internal_overlap(const Tensor& t, const char* op) {
-  if (!detail::has_internal_overlap(t)) return;
+  if (!has_internal_overlap(t)) return;
   for (std::int64_t i = 0; i < t.dim(); ++i) {
     if (t.strides()[i] == 0 && t.shape()[i] > 1) {
-      throw ValueError(std::string(op) + ": the destination of shape " + shape_str(t.shape()) +
-                       " has stride 0 in dimension " + std::to_string(i) + " (it was made by expand), so several "
-                       "of its elements share one memory location. Hint: call .clone() (or contiguous()) on it "
-                       "first.");
+      throw ValueError(std::string(op) + ": unsupported operation: more than one element of the written-to "
+                       "tensor refers to a single memory location (shape " + shape_str(t.shape()) + ", stride 0 in "
+                       "dimension " + std::to_string(i) + ": it was made by expand). Hint: call .clone() on it "
+                       "first; only fill_ and zero_, which write one value everywhere, may write into it.");
     }
   }
 }
+}  // namespace detail
+namespace {
 
 bool same_geometry(const Tensor& a, const Tensor& b) {
   return a.storage_offset() == b.storage_offset() && a.shape() == b.shape() && a.strides() == b.strides();
@@ -220,7 +220,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   }
   detail::check_inplace(*this, "copy_");
   check_copy_shapes(*this, src);
-  check_no_internal_overlap(*this, "copy_");
+  detail::check_no_internal_overlap(*this, "copy_");
   if (shares_storage(src)) {
     // Writing a tensor into an overlapping view of itself (x.copy_(x.t())) would read values it has
     // already overwritten: go through a temporary.
@@ -246,7 +246,6 @@ Tensor& Tensor::fill_(Scalar value) {
   }
   detail::check_cpu(*this, "fill_");
   detail::check_inplace(*this, "fill_");
-  check_no_internal_overlap(*this, "fill_");
   detail::copy_into(*this, detail::checked_scalar_to_tensor(value, dtype(), "fill_"));
   storage()->bump_version();
   return *this;
@@ -256,7 +255,6 @@ Tensor& Tensor::zero_() {
   if (detail::device_ops(*this)) return fill_(0.0);  // on a device: its fill kernel, or fill_'s DeviceError
   detail::check_cpu(*this, "zero_");
   detail::check_inplace(*this, "zero_");
-  check_no_internal_overlap(*this, "zero_");
   // Zero is all bits 0 in every dtype: a dense block (contiguous or a transpose) is one memset
   // (zero_grad does this to every .grad); any other view goes through the strided copy.
   if (!detail::non_overlapping_and_dense(shape(), strides())) detail::copy_into(*this, detail::scalar_to_tensor(0, dtype()));

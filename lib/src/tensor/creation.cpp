@@ -148,8 +148,11 @@ Tensor scalar_tensor(Scalar value, TensorOptions options) {
 }
 
 // ---- constants -----------------------------------------------------------------------------------
+// A tensor for a device is allocated on that device first, never built on the host and copied
+// over: a tensor the device cannot hold gets the device's out-of-memory error (naming cuda:0, not
+// cpu), and one that fits the device is not first made to fit in host memory as well.
 Tensor empty(const Shape& shape, TensorOptions options) {
-  return finish(detail::make_tensor(shape, options.dtype), options, "empty");
+  return finish(detail::make_tensor(shape, options.dtype, options.device), options, "empty");
 }
 
 Tensor full(const Shape& shape, Scalar value) {
@@ -159,6 +162,14 @@ Tensor full(const Shape& shape, Scalar value) {
 
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
   const Tensor v = detail::checked_scalar_to_tensor(value, options.dtype, "full");
+  if (options.device != kCPU) {
+    // On the device (see empty): its fill kernel for float32, else the value copied over from a
+    // broadcast host view of one element.
+    Tensor t = detail::make_tensor(shape, options.dtype, options.device);
+    if (options.dtype == kFloat32) t.fill_(value);
+    else t.copy_(detail::make_view(v, shape, Strides(shape.size(), 0), v.storage_offset()));
+    return finish(t, options, "full");
+  }
   Tensor t = detail::make_tensor(shape, options.dtype);
   detail::copy_into(t, v);
   return finish(t, options, "full");

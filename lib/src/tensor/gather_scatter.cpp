@@ -22,8 +22,11 @@ using namespace detail;
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
-void check_index_dtype(const Tensor& index, const char* op) {
+/// `empty_ok`: gather and scatter(_add) skip the check when the index has no elements (nothing is
+/// read through it), as PyTorch does; index_select checks always, as PyTorch does.
+void check_index_dtype(const Tensor& index, const char* op, bool empty_ok = false) {
   check_cpu(index, op);
+  if (empty_ok && index.numel() == 0) return;
   if (index.dtype() != kInt64) {
     throw DTypeError(std::string(op) + ": expected an int64 index tensor, got " + dname(index.dtype()) + " (shape " +
                      shape_str(index.shape()) + "). Hint: positions are int64, e.g. index.to(kd::kInt64).");
@@ -88,7 +91,7 @@ Tensor scatter_impl(const Tensor& self, std::int64_t dim, const Tensor& index, c
                     const char* op) {
   check_cpu(self, op);
   check_cpu(src, op);
-  check_index_dtype(index, op);
+  check_index_dtype(index, op, true);
   if (src.dtype() != self.dtype()) {
     throw DTypeError(std::string(op) + ": self (" + dname(self.dtype()) + ") and src (" + dname(src.dtype()) +
                      ") must have the same dtype, as in PyTorch. Hint: convert src first, e.g. src.to(x.dtype()).");
@@ -98,9 +101,17 @@ Tensor scatter_impl(const Tensor& self, std::int64_t dim, const Tensor& index, c
   check_index_shape(i1, s1, d, true, "self", op);
   check_index_shape(i1, src1, d, false, "src", op);
   Tensor out = make_tensor(self.shape(), self.dtype());
+  if (accumulate && is_reduced_floating_point(self.dtype())) {
+    // float16/bfloat16 sums accumulate in float32 and round once per element (a position hit k times
+    // would otherwise round k times): widen exactly, add, round back.
+    copy_into(out, scatter_impl(cast(self, kFloat32), dim, index, cast(src, kFloat32), true, op));
+    return out;
+  }
   copy_into(out, self);
+  if (index.numel() == 0) return out;  // nothing placed (and the index may have any dtype)
   const Tensor o1 = as_1d(out);
-  dispatch(self.dtype(), op, [&](auto tag) {
+  // Overwriting moves elements (any dtype); adding is float32 at least (above).
+  dispatch_all(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* po = static_cast<T*>(o1.storage()->data());
     const T* ps = static_cast<const T*>(src1.storage()->data());
@@ -152,13 +163,14 @@ Tensor index_select(const Tensor& self, std::int64_t dim, const Tensor& index) {
 
 Tensor gather(const Tensor& self, std::int64_t dim, const Tensor& index) {
   check_cpu(self, "gather");
-  check_index_dtype(index, "gather");
+  check_index_dtype(index, "gather", true);
   const std::int64_t d = wrap_dim(dim, self.dim(), "gather");
   const Tensor s1 = as_1d(self), i1 = as_1d(index);
   check_index_shape(i1, s1, d, true, "self", "gather");
   Tensor out = make_tensor(index.shape(), self.dtype());
   const Tensor o1 = as_1d(out);
-  dispatch(self.dtype(), "gather", [&](auto tag) {
+  // gather only moves elements: every dtype, float16/bfloat16 included (sort, topk, take_along_dim).
+  if (index.numel() > 0) dispatch_all(self.dtype(), "gather", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* po = static_cast<T*>(o1.storage()->data());
     const T* ps = static_cast<const T*>(s1.storage()->data());
@@ -191,13 +203,15 @@ Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, co
 Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
   check_cpu(self, "masked_fill");
   check_cpu(mask, "masked_fill");
-  if (mask.dtype() != kBool) {
+  // PyTorch skips the check when there is nothing to fill.
+  if (mask.dtype() != kBool && (mask.numel() > 0 || self.numel() > 0)) {
     throw DTypeError("masked_fill: the mask must be a bool tensor, got " + dname(mask.dtype()) + " (shape " +
                      shape_str(mask.shape()) + "). Hint: build it with a comparison, e.g. x.masked_fill(x < 0, 0).");
   }
   const Tensor v = checked_scalar_to_tensor(value, self.dtype(), "masked_fill");
   Tensor out = make_tensor(broadcast_shapes(self.shape(), mask.shape(), "masked_fill"), self.dtype());
-  dispatch(self.dtype(), "masked_fill", [&](auto tag) {
+  // Only picks one of two values: every dtype, float16/bfloat16 included.
+  if (out.numel() > 0) dispatch_all(self.dtype(), "masked_fill", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T fill = *v.data_ptr<T>();
     binary_loop<bool, T, T>(out, mask, self, [fill](bool m, T x) { return m ? fill : x; });

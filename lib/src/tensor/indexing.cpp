@@ -171,10 +171,13 @@ Plan plan(const Prepared& p, const char* op) {
   pl.insert_at = adjacent ? p.dims.front() : 0;
   for (const Tensor& t : p.positions) pl.index_shape = broadcast_shapes(pl.index_shape, t.shape(), op);
   detail::GradModeOff off;
+  // Positions that broadcast to no element at all (x[[10], []]) are never used, so they are not
+  // checked either (as in PyTorch): the result, or the write, is empty.
+  const bool reads_any = numel_of(pl.index_shape) > 0;
   for (std::size_t j = 0; j < p.positions.size(); ++j) {
     const std::int64_t n = v.size(p.dims[j]);
     const Tensor& t = p.positions[j];
-    if (t.numel() > 0) {
+    if (reads_any && t.numel() > 0) {
       const std::int64_t lo = t.min().item<std::int64_t>(), hi = t.max().item<std::int64_t>();
       const std::int64_t bad = lo < -n ? lo : (hi >= n ? hi : 0);
       if (lo < -n || hi >= n) {
@@ -186,6 +189,16 @@ Plan plan(const Prepared& p, const char* op) {
     pl.wrapped.push_back(detail::contiguous_copy(where(t < 0, t + n, t).expand(pl.index_shape)));
   }
   return pl;
+}
+
+/// x[idx] = value drops the value's leading size-1 dims beyond the target's rank before broadcasting
+/// (PyTorch's setitem: a [1, 1, 2, 5] value fits x[[0, 2]] of shape [2, 5]); other dims must broadcast.
+Tensor drop_leading_ones(const Tensor& value, std::int64_t rank) {
+  std::int64_t drop = 0;
+  while (value.dim() - drop > rank && value.size(drop) == 1) ++drop;
+  if (drop == 0) return value;
+  return detail::make_view(value, Shape(value.shape().begin() + drop, value.shape().end()),
+                           Strides(value.strides().begin() + drop, value.strides().end()), value.storage_offset());
 }
 
 /// B's dims moved from the front of [B..., rest...] to position `insert_at`.
@@ -231,11 +244,7 @@ void advanced_put(Tensor& self, const Prepared& p, const Tensor& value, const ch
                         "not recorded by Kindling's autograd. Hint: build the result out of place, e.g. "
                         "kd::where(mask, value, x).");
   }
-  if (detail::has_internal_overlap(self)) {
-    throw ValueError(std::string(op) + ": more than one element of the written-to tensor (shape " +
-                     shape_str(self.shape()) + ") refers to a single memory location (an expanded view). "
-                     "Hint: clone() it first.");
-  }
+  detail::check_no_internal_overlap(self, op);
   const Plan pl = plan(p, op);
   const auto nb = static_cast<std::int64_t>(pl.index_shape.size()), nr = static_cast<std::int64_t>(pl.rest.size());
   Shape result_shape = pl.index_shape;
@@ -243,8 +252,8 @@ void advanced_put(Tensor& self, const Prepared& p, const Tensor& value, const ch
   const Shape perm = placement(nb, nr, pl.insert_at);
   Shape placed;
   for (auto d : perm) placed.push_back(result_shape[static_cast<std::size_t>(d)]);
-  const Shape b = broadcast_shapes(placed, value.shape(), op);
-  if (b != placed) {
+  const Tensor fitted = drop_leading_ones(value, static_cast<std::int64_t>(placed.size()));
+  if (fitted.dim() > static_cast<std::int64_t>(placed.size()) || broadcast_shapes(placed, fitted.shape(), op) != placed) {
     throw ShapeError(std::string(op) + ": shape mismatch: value tensor of shape " + shape_str(value.shape()) +
                      " cannot be broadcast to indexing result of shape " + shape_str(placed) + ".");
   }
@@ -254,7 +263,7 @@ void advanced_put(Tensor& self, const Prepared& p, const Tensor& value, const ch
   Tensor vals;
   {
     detail::GradModeOff off;
-    vals = detail::contiguous_copy(detail::cast(value, self.dtype()).expand(placed).permute(inverse));
+    vals = detail::contiguous_copy(detail::cast(fitted, self.dtype()).expand(placed).permute(inverse));
   }
   const std::int64_t count = numel_of(pl.index_shape), row = numel_of(pl.rest);
   const auto k = static_cast<std::size_t>(p.dims.size());
@@ -291,7 +300,8 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
   if (!has_tensor(indices)) {
-    index(indices).copy_(value);  // a view of self: copy_ writes through it
+    Tensor target = index(indices);  // a view of self: copy_ writes through it
+    target.copy_(drop_leading_ones(value, target.dim()));
     return *this;
   }
   advanced_put(*this, prepare(*this, indices, "index_put_"), value, "index_put_");

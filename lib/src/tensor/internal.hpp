@@ -60,6 +60,11 @@ inline bool has_internal_overlap(const Tensor& t) {
     if (t.stride(d) == 0 && t.size(d) > 1) return true;
   return false;
 }
+/// The one rule for writing in place into a tensor whose elements share memory (PyTorch 1.13's):
+/// an op that computes each element (add_, mul_, clamp_, copy_, index_put_, ...) calls this and
+/// refuses, since which of the aliased results lands would be up to the loop's order; fill_ and
+/// zero_ write one value everywhere, so the result is defined and they do not call it.
+void check_no_internal_overlap(const Tensor& t, const char* op);
 /// Elementwise conversion copy: dst (any strides) ← src broadcast to dst's shape.
 void copy_into(const Tensor& dst, const Tensor& src);
 

@@ -278,7 +278,9 @@ Tensor matmul_recorded(const Tensor& t1, const Tensor& t2) {
   if (d1 >= 3 && (d2 == 1 || d2 == 2)) {
     Shape out_shape(t1.shape().begin(), t1.shape().end() - 1);
     if (d2 == 2) out_shape.push_back(t2.size(-1));
-    const Tensor folded = t1.reshape({-1, t1.size(-1)});
+    // The row count spelled out, not -1: with a contracted size of 0 the tensor has no elements and
+    // -1 could be anything (PyTorch's matmul computes it the same way).
+    const Tensor folded = t1.reshape({numel_of(Shape(t1.shape().begin(), t1.shape().end() - 1)), t1.size(-1)});
     return unsafe_view(d2 == 1 ? mv(folded, t2) : mm(folded, t2), out_shape);
   }
   if (d2 >= 3 && (d1 == 1 || d1 == 2)) {

@@ -30,7 +30,8 @@ Tensor triangle(const Tensor& x, std::int64_t diagonal, bool lower) {
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j) k[i * cols + j] = lower ? (j - i <= diagonal) : (j - i >= diagonal);
   Tensor out = make_tensor(x.shape(), x.dtype());
-  dispatch(x.dtype(), op, [&](auto tag) {
+  // Keeps or zeroes elements, nothing computed: every dtype, float16/bfloat16 included.
+  dispatch_all(x.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     binary_loop<bool, T, T>(out, keep, x, [](bool kp, T v) { return kp ? v : T(0); });
   });

@@ -239,6 +239,7 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   check_cpu(*this, "clamp_");
   check_inplace(*this, "clamp_");
+  check_no_internal_overlap(*this, "clamp_");
   const DType dt = clamp_dtype(*this, min, max, "clamp_");
   if (!can_cast(dt, dtype())) {
     throw DTypeError(std::string("clamp_: result type ") + torch_type_name(dt) +

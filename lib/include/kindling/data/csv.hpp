@@ -29,8 +29,9 @@ struct CsvOptions {
   /// Label dtype: int64 for class indices (values must be whole numbers), float32 for regression.
   DType label_dtype = kInt64;
   /// NaN/inf features (NaN/inf labels are always refused for int64 labels; for float labels they
-  /// follow this option too).
-  NonFinite non_finite = NonFinite::Warn;
+  /// follow this option too). Refused by default: a file with them is far more often broken than
+  /// meant, and the NaN would only show up later, as a NaN loss.
+  NonFinite non_finite = NonFinite::Error;
 };
 
 class CsvDataset {

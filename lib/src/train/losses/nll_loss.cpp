@@ -24,10 +24,10 @@ struct NllGeometry {
 
 NllGeometry check_nll_args(const Tensor& input, const Tensor& target, const NLLLossOptions& o, const char* op) {
   if (!input.is_floating_point()) {
-    throw DTypeError(std::string(op) + ": input must be float32/float64 log-probabilities, got " +
+    throw DTypeError(std::string(op) + ": input must be floating-point log-probabilities, got " +
                      dtype_name(input.dtype()) + ".");
   }
-  if (target.dtype() != kInt64) {
+  if (target.dtype() != kInt64 && target.numel() > 0) {  // an empty target holds no index: any dtype (PyTorch)
     throw DTypeError(std::string(op) + ": target must hold int64 class indices, got " + dtype_name(target.dtype()) +
                      ". Hint: labels from a DataLoader are int64; convert others with .to(kd::kInt64).");
   }
@@ -79,7 +79,9 @@ struct NllLoss : autograd::Function<NllLoss> {
     // grads[0]: [] for mean/sum, [batch] for none.  Result: [batch, classes], nonzero only at targets.
     const Tensor target = ctx.saved(0), row_weight = ctx.saved(1);
     Tensor g = grads[0].to(kFloat64).contiguous();
-    Tensor dx = zeros(input_shape, {.dtype = dtype});
+    // float16/bfloat16 gradients are written in float32 and rounded once at the end.
+    const DType wide = dtype == kFloat64 ? kFloat64 : kFloat32;
+    Tensor dx = zeros(input_shape, {.dtype = wide});
     const std::int64_t* t = target.data_ptr<std::int64_t>();
     const double* w = row_weight.data_ptr<double>();
     const double* gp = g.data_ptr<double>();
@@ -95,9 +97,9 @@ struct NllLoss : autograd::Function<NllLoss> {
         out[i * geom.classes + t[i]] = static_cast<std::remove_pointer_t<decltype(out)>>(-w[i] * gi * scale);
       }
     };
-    if (dtype == kFloat32) fill(dx.data_ptr<float>());
+    if (wide == kFloat32) fill(dx.data_ptr<float>());
     else fill(dx.data_ptr<double>());
-    return {dx};
+    return {dtype == wide ? dx : dx.to(dtype)};
   }
 };
 
@@ -130,8 +132,10 @@ Tensor nll_loss(const Tensor& input_in, const Tensor& target_in, const NLLLossOp
   loss_helpers::check_reduction(o.reduction, "nll_loss");
   if (input.dim() >= 3) return nll_loss_nd(input, target, o);
   const NllGeometry geom = check_nll_args(input, target, o, "nll_loss");
-  Tensor x = input.contiguous();
-  Tensor t = target.contiguous();
+  // float16/bfloat16 log-probabilities are read widened to float32 (exactly); the loss is rounded once.
+  Tensor x = input.dtype() == kFloat64 || input.dtype() == kFloat32 ? input.contiguous()
+                                                                    : input.detach().to(kFloat32).contiguous();
+  Tensor t = target.dtype() == kInt64 ? target.contiguous() : empty(target.shape(), {.dtype = kInt64});
   const std::int64_t* tp = t.data_ptr<std::int64_t>();
   Tensor class_w = o.weight.defined() ? o.weight.detach().to(kFloat64).contiguous() : Tensor();
   // Per-row weight w[t_i] (0 for ignored rows), checked targets, and the total weight.
