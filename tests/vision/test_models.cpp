@@ -33,7 +33,7 @@ std::string write_raw(const std::string& name, const std::string& header, std::s
 }
 }  // namespace
 
-TEST_CASE("models: model->fc = Linear(512, n) re-registers the new head in place") {
+TEST_CASE("models: assigning model->fc re-registers the new head in its place") {
   auto model = models::resnet18({.num_classes = 1000});
   const auto before = model->state_dict();
   model->fc = kd::nn::Linear(512, 3);
@@ -46,7 +46,7 @@ TEST_CASE("models: model->fc = Linear(512, n) re-registers the new head in place
   CHECK(model->named_children().back().second == &model->fc.module());
   CHECK_THAT(model->to_string(), Contains("(fc): Linear(in_features=512, out_features=3, bias=True)"));
   kd::NoGradGuard no_grad;
-  CHECK((*model)(kd::randn({1, 3, 32, 32})).shape() == kd::Shape{1, 3});
+  CHECK((*model)(kd::randn({2, 3, 32, 32})).shape() == kd::Shape{2, 3});
 
   // Any module can take the head's place; fc-> then names the type it holds.
   model->fc = kd::nn::Sequential(kd::nn::Dropout(0.2), kd::nn::Linear(512, 4));
@@ -65,7 +65,7 @@ TEST_CASE("models: replace_module of a name that is not a child lists the childr
                     Contains("'head'") && Contains("conv1, bn1, relu, maxpool, layer1"));
 }
 
-TEST_CASE("models: a frozen backbone gets no gradient, parameter groups keep their own lr") {
+TEST_CASE("models: a frozen backbone gets no gradient and parameter groups keep their own lr") {
   auto model = models::resnet18({.num_classes = 10});
   model->requires_grad_(false);
   model->fc = kd::nn::Linear(512, 5);  // new layers train by default, as in PyTorch
@@ -100,7 +100,7 @@ TEST_CASE("models: a frozen backbone gets no gradient, parameter groups keep the
   CHECK(kd::allclose(model->layer4.at<models::BasicBlock>(1).conv2.weight, l4_before - g * 0.001, 1e-5, 1e-7));
 }
 
-TEST_CASE("models: strict loading names every missing, unexpected and mis-shaped key") {
+TEST_CASE("models: strict loading names every missing and unexpected and mis-shaped key") {
   auto model = models::resnet18({.num_classes = 10});
   kd::StateDict sd = models::resnet18({.num_classes = 10})->state_dict();
   kd::Tensor w = sd.at("layer1.0.conv1.weight");
@@ -160,7 +160,7 @@ TEST_CASE("models: hostile weight files are refused naming the file and the prob
   for (const auto& p : {good, cut, header_size_lie, huge, wrong}) std::filesystem::remove(p);
 }
 
-TEST_CASE("ops: stochastic_depth drops whole rows with probability p in training, identity otherwise") {
+TEST_CASE("ops: stochastic_depth drops whole rows with probability p in training and is the identity otherwise") {
   kd::manual_seed(3);
   const kd::Tensor x = kd::ones({2000, 2, 3, 3});
   const kd::Tensor y = kd::vision::ops::stochastic_depth(x, 0.25, "row", true);
@@ -185,7 +185,7 @@ TEST_CASE("ops: stochastic_depth drops whole rows with probability p in training
   CHECK(kd::vision::ops::StochasticDepth(0.0125, "row").to_string() == "StochasticDepth(p=0.0125, mode=row)");
 }
 
-TEST_CASE("feature extractor: stages by dotted name, hooks gone after the call, unknown names refused") {
+TEST_CASE("feature extractor: stages by dotted name with hooks gone after the call and unknown names refused") {
   auto model = models::resnet18({.num_classes = 10});
   model->eval();
   auto body = kd::vision::create_feature_extractor(model, {"layer2", "layer4.1.conv2"});
@@ -201,8 +201,9 @@ TEST_CASE("feature extractor: stages by dotted name, hooks gone after the call, 
   CHECK_THROWS_WITH(kd::vision::create_feature_extractor(model, {"layer1", "layer1"}), Contains("twice"));
 }
 
-TEST_CASE("models: get_model by torchvision name, and bad arguments") {
+TEST_CASE("models: get_model by torchvision name and bad arguments") {
   for (const auto& name : models::list_models()) {
+    if (name == "vgg11_bn") continue;  // 130 M parameters to draw: the parity suite builds it
     auto m = models::get_model(name, 3);
     CHECK(m->num_parameters() > 0);
   }
