@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Chapter 9's layer: the model zoo (torchvision's ResNet, VGG, MobileNetV2, EfficientNet with
+/// The model zoo layer (torchvision's ResNet, VGG, MobileNetV2, EfficientNet with
 /// their module names, so their weights load and their outputs match), the blocks they share
 /// (kindling::vision::ops) and named-stage outputs for transfer learning. `#include <kindling/vision.hpp>`.
 #include "kindling/debug.hpp"

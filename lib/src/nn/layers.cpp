@@ -28,7 +28,8 @@ std::string Linear::extra_repr() const {
 
 // ---- activations ------------------------------------------------------------------------------
 Tensor ReLU::forward(const Tensor& x) { return F::relu(x); }
-// PyTorch's ReLU6 is hardtanh(x, 0, 6); clamp gives the same values.
+// PyTorch's ReLU6 is hardtanh(x, 0, 6); clamp gives the same values, and the same gradient except
+// at exactly 0 and 6 (clamp passes it there, hardtanh does not).
 Tensor ReLU6::forward(const Tensor& x) { return x.clamp(0.0, 6.0); }
 Tensor Hardswish::forward(const Tensor& x) { return x * (x + 3.0).clamp(0.0, 6.0) / 6.0; }
 Tensor Sigmoid::forward(const Tensor& x) { return F::sigmoid(x); }
