@@ -21,13 +21,14 @@ std::string weights(const std::string& name, const char* ext) {
 
 // One model per name for the whole run (VGG-11 alone is 130 M parameters): each case loads the
 // weights again, strictly, so what an earlier case changed (running statistics) is undone.
-kd::nn::Module& loaded(const std::string& name) {
+std::shared_ptr<kd::nn::Module> loaded_ptr(const std::string& name) {
   static std::map<std::string, std::shared_ptr<kd::nn::Module>> cache;
   auto& m = cache[name];
   if (!m) m = models::get_model(name, kNumClasses.at(name));
   m->load_state_dict(kd::load(weights(name, ".safetensors")), /*strict=*/true);
-  return *m;
+  return m;
 }
+kd::nn::Module& loaded(const std::string& name) { return *loaded_ptr(name); }
 
 Tensor evaluate(const std::string& name, const Tensor& x) {
   kd::nn::Module& m = loaded(name);
@@ -104,6 +105,29 @@ PARITY_CASE("resnet18/feature-extractor") {
   kd::NoGradGuard no_grad;
   auto f = body(in["x"]);
   return {f.at("layer1"), f.at("layer2"), f.at("layer3"), f.at("layer4")};
+}
+
+// Every stage's feature map (the twin of STAGES in the .py file).
+parity::Outputs stages(const std::string& name, const Tensor& x, std::vector<std::string> nodes) {
+  auto model = loaded_ptr(name);
+  model->eval();
+  auto body = kd::vision::create_feature_extractor(model, nodes);
+  kd::NoGradGuard no_grad;
+  auto f = body(x);
+  std::vector<Tensor> out;
+  for (const auto& n : nodes) out.push_back(f.at(n));
+  return out;
+}
+
+PARITY_CASE("resnet50/stages") { return stages("resnet50", in["x"], {"layer1", "layer2", "layer3", "layer4"}); }
+PARITY_CASE("vgg11_bn/stages") {
+  return stages("vgg11_bn", in["x"], {"features.3", "features.7", "features.14", "features.21", "features.28"});
+}
+PARITY_CASE("mobilenet_v2/stages") {
+  return stages("mobilenet_v2", in["x"], {"features.1", "features.3", "features.6", "features.13", "features.18"});
+}
+PARITY_CASE("efficientnet_b0/stages") {
+  return stages("efficientnet_b0", in["x"], {"features.1", "features.2", "features.3", "features.5", "features.8"});
 }
 
 PARITY_CASE("resnet18/new-head-frozen") {

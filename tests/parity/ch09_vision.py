@@ -104,6 +104,26 @@ def features(x):
 
 case("resnet18/feature-extractor", features, x=randn(2, 3, 64, 64), **TOL)
 
+# Every stage's feature map of the other architectures (eval, 32x32): the stages where the
+# resolution halves, and the last one.
+STAGES = {"resnet50": ["layer1", "layer2", "layer3", "layer4"],
+          "vgg11_bn": ["features.3", "features.7", "features.14", "features.21", "features.28"],
+          "mobilenet_v2": ["features.1", "features.3", "features.6", "features.13", "features.18"],
+          "efficientnet_b0": ["features.1", "features.2", "features.3", "features.5", "features.8"]}
+
+
+def stages(name):
+    def fn(x):
+        body = create_feature_extractor(model(name).eval(), return_nodes=STAGES[name])
+        with torch.no_grad():
+            f = body(x)
+        return tuple(f[n] for n in STAGES[name])
+    return fn
+
+
+for name in STAGES:
+    case(f"{name}/stages", stages(name), x=randn(2, 3, 32, 32), **TOL)
+
 
 def new_head(x, w, b):
     """Transfer learning: a frozen backbone in eval(), a new 3-class head; gradients reach the head's
