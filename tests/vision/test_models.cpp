@@ -210,3 +210,28 @@ TEST_CASE("models: get_model by torchvision name and bad arguments") {
   CHECK_THROWS_WITH(models::get_model("resnet19"), Contains("resnet18") && Contains("efficientnet_b0"));
   CHECK_THROWS_WITH(models::resnet18({.num_classes = 0}), Contains("num_classes"));
 }
+
+TEST_CASE("models: a frozen backbone kept in eval() leaves its BatchNorm statistics alone") {
+  auto model = models::resnet18({.num_classes = 10});
+  model->requires_grad_(false);
+  model->fc = kd::nn::Linear(512, 2);
+  model->train();
+  // PyTorch's idiom: train() the model, then eval() the frozen part (BatchNorm uses and keeps its
+  // running statistics there); only the new head is in training mode.
+  for (auto* stage : std::vector<kd::nn::Module*>{&model->conv1, &model->bn1, &model->layer1, &model->layer2,
+                                                   &model->layer3, &model->layer4})
+    stage->eval();
+  const kd::Tensor mean_before = model->layer2.at<models::BasicBlock>(0).bn1.running_mean.clone();
+  const kd::Tensor count_before = model->bn1.num_batches_tracked.clone();
+  kd::Tensor loss = (*model)(kd::randn({4, 3, 32, 32})).pow(2.0).mean();
+  loss.backward();
+  CHECK(kd::equal(model->layer2.at<models::BasicBlock>(0).bn1.running_mean, mean_before));
+  CHECK(kd::equal(model->bn1.num_batches_tracked, count_before));
+  CHECK(model->fc.module().is_training());
+  CHECK(model->fc->weight.grad().defined());
+  CHECK_FALSE(model->layer4.at<models::BasicBlock>(1).conv2.weight.grad().defined());
+  // Without the eval(), the same forward moves them: the test above can fail.
+  model->train();
+  (*model)(kd::randn({4, 3, 32, 32}));
+  CHECK_FALSE(kd::equal(model->layer2.at<models::BasicBlock>(0).bn1.running_mean, mean_before));
+}
