@@ -10,12 +10,15 @@ import pathlib
 import re
 import sys
 
-ORDER = ["tensor", "autograd", "nn", "data", "train", "amp", "debug", "cuda"]
-# data (chapter 4) depends only on tensor; everything else on all earlier layers.
+ORDER = ["tensor", "autograd", "nn", "data", "train", "amp", "debug", "cuda", "vision"]
+# data (chapter 4) depends only on tensor; vision (chapter 9) on debug, not on the optional cuda
+# (lib/CMakeLists.txt); everything else on all earlier layers.
 ALLOWED = {layer: set(ORDER[: i + 1]) for i, layer in enumerate(ORDER)}
 ALLOWED["data"] = {"tensor", "data"}
+ALLOWED["vision"] = ALLOWED["debug"] | {"vision"}
 CHAPTER_LAYER = {"00": "tensor", "01": "tensor", "02": "autograd", "03": "nn", "04": "data",
-                 "05": "train", "06": "amp", "07": "debug", "08": "cuda"}
+                 "05": "train", "06": "amp", "07": "debug", "08": "cuda",
+                 "09": "vision"}
 # Header folders that belong to a layer of another name (kindling/optim/ is part of chapter 5's train).
 ALIASES = {"optim": "train"}
 INCLUDE = re.compile(r'#\s*include\s*[<"]kindling/([a-z_]+)(?:/|\.hpp)')

@@ -93,6 +93,10 @@ PARITY_CASE("silu/basic") { return F::silu(in["x"]); }
 PARITY_CASE("silu/edges") { return kd::nn::SiLU()(in["x"]); }
 PARITY_CASE("silu/strided-float64") { return F::silu(in["x"].slice(1, 0, 8, 2)); }
 PARITY_CASE("silu/empty") { return F::silu(in["x"]); }
+PARITY_CASE("relu6/basic") { return kd::nn::ReLU6(true)(in["x"]); }
+PARITY_CASE("relu6/float64") { return kd::nn::ReLU6()(in["x"]); }
+PARITY_CASE("hardswish/basic") { return kd::nn::Hardswish()(in["x"]); }
+PARITY_CASE("hardswish/float64") { return kd::nn::Hardswish()(in["x"]); }
 PARITY_CASE("elu/default") { return F::elu(in["x"]); }
 PARITY_CASE("elu/alpha-edges") { return kd::nn::ELU(0.5)(in["x"]); }
 PARITY_CASE("elu/0d") { return F::elu(in["x"], 2.0); }

@@ -130,6 +130,12 @@ case("silu/basic", lambda x: F.silu(x), grad=True, x=randn(4, 6, scale=3.0))
 case("silu/edges", lambda x: torch.nn.SiLU()(x), grad=True, x=value(EDGES))
 case("silu/strided-float64", lambda x: F.silu(x[:, ::2]), grad=True, x=randn(3, 8, dtype="float64"))
 case("silu/empty", lambda x: F.silu(x), grad=True, x=randn(0, 3))
+# ReLU6 and Hardswish (MobileNets): random values never sit exactly on a kink (0, 6, -3, 3), where
+# Kindling's clamp-based gradient and PyTorch's hardtanh/hardswish backward pick different sides.
+case("relu6/basic", lambda x: torch.nn.ReLU6(inplace=True)(x.clone()), grad=True, x=randn(4, 6, scale=4.0))
+case("relu6/float64", lambda x: torch.nn.ReLU6()(x), grad=True, x=randn(3, 5, dtype="float64", scale=4.0))
+case("hardswish/basic", lambda x: torch.nn.Hardswish()(x), grad=True, x=randn(4, 6, scale=3.0))
+case("hardswish/float64", lambda x: torch.nn.Hardswish()(x), grad=True, x=randn(3, 5, dtype="float64", scale=3.0))
 case("elu/default", lambda x: F.elu(x), grad=True, x=randn(4, 6, scale=2.0))
 case("elu/alpha-edges", lambda x: torch.nn.ELU(alpha=0.5)(x), grad=True, x=value(EDGES))
 case("elu/0d", lambda x: F.elu(x, 2.0), grad=True, x=value(-0.7))

@@ -51,6 +51,10 @@ struct GradHooks {
 };
 GradHooks& grad_hooks();
 
+/// The oracle's output folder (the runner's first argument): where a suite's Python side leaves files
+/// other than a case's .npy inputs and outputs (chapter 9's model weights and printed trees).
+const std::string& oracle_dir();
+
 }  // namespace parity
 
 #define PARITY_CONCAT_(a, b) a##b

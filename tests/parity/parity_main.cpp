@@ -66,6 +66,14 @@ GradHooks& grad_hooks() {
   return h;
 }
 
+namespace {
+std::string& oracle_dir_storage() {
+  static std::string d;
+  return d;
+}
+}  // namespace
+const std::string& oracle_dir() { return oracle_dir_storage(); }
+
 }  // namespace parity
 
 int main(int argc, char** argv) {
@@ -75,6 +83,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
+  oracle_dir_storage() = dir;
   const std::string filter = argc > 2 ? argv[2] : "";
   std::ifstream mf(dir + "/manifest.json");
   if (!mf) {

@@ -21,3 +21,6 @@
 #if __has_include("kindling/debug.hpp")
 #include "kindling/debug.hpp"
 #endif
+#if __has_include("kindling/vision.hpp")
+#include "kindling/vision.hpp"
+#endif

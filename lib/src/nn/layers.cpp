@@ -28,6 +28,10 @@ std::string Linear::extra_repr() const {
 
 // ---- activations ------------------------------------------------------------------------------
 Tensor ReLU::forward(const Tensor& x) { return F::relu(x); }
+// PyTorch's ReLU6 is hardtanh(x, 0, 6); clamp gives the same values, and the same gradient except
+// at exactly 0 and 6 (clamp passes it there, hardtanh does not).
+Tensor ReLU6::forward(const Tensor& x) { return x.clamp(0.0, 6.0); }
+Tensor Hardswish::forward(const Tensor& x) { return x * (x + 3.0).clamp(0.0, 6.0) / 6.0; }
 Tensor Sigmoid::forward(const Tensor& x) { return F::sigmoid(x); }
 Tensor Tanh::forward(const Tensor& x) { return F::tanh(x); }
 GELU::GELU(std::string approximate_) : approximate(std::move(approximate_)) {
@@ -52,12 +56,14 @@ Tensor Softmax::forward(const Tensor& x) { return F::softmax(x, dim); }
 Tensor LogSoftmax::forward(const Tensor& x) { return F::log_softmax(x, dim); }
 
 // ---- Dropout, Flatten -------------------------------------------------------------------------
-Dropout::Dropout(double p_) : p(p_) {
+Dropout::Dropout(double p_, bool inplace_) : p(p_), inplace(inplace_) {
   if (!(p >= 0.0 && p <= 1.0))
     throw ValueError("Dropout: probability has to be between 0 and 1, but got " + detail::py_float(p));
 }
 Tensor Dropout::forward(const Tensor& x) { return F::dropout(x, p, is_training()); }
-std::string Dropout::extra_repr() const { return "p=" + detail::py_float(p) + ", inplace=False"; }
+std::string Dropout::extra_repr() const {
+  return "p=" + detail::py_float(p) + ", inplace=" + detail::py_bool(inplace);
+}
 
 Tensor Flatten::forward(const Tensor& x) { return F::flatten(x, start_dim, end_dim); }
 

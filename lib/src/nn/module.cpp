@@ -100,6 +100,26 @@ void Module::add_child(const std::string& name, Module* child,
 }
 // [end]
 
+std::shared_ptr<Module> Module::replace_module(const std::string& name, std::shared_ptr<Module> module) {
+  if (!module) throw ValueError("replace_module: the new module for '" + name + "' is null");
+  if (module.get() == this) throw ValueError("replace_module: a module cannot be its own child ('" + name + "')");
+  for (Child& c : children_) {
+    if (c.name != name) continue;
+    c.module = module.get();
+    c.owner = module;
+    return module;
+  }
+  std::string known;
+  for (const Child& c : children_) known += (known.empty() ? "" : ", ") + c.name;
+  throw ValueError("replace_module: " + type_name() + " has no child named '" + name + "' (children: " +
+                   (known.empty() ? "none" : known) + "). Hint: register_module adds a new child.");
+}
+
+Module& Module::requires_grad_(bool requires_grad) {
+  for (Tensor& p : parameters()) p.requires_grad_(requires_grad);
+  return *this;
+}
+
 // ---- walking ----------------------------------------------------------------------------------
 
 // named_modules, named_parameters and named_buffers are chapter 3's exercise 4 (nn/pieces.hpp): in the

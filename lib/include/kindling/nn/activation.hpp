@@ -9,10 +9,41 @@
 namespace kindling::nn {
 
 /// max(x, 0).
+///
+/// `inplace` is PyTorch's flag (torchvision builds `ReLU(inplace=True)`): it is kept so that a model
+/// prints as PyTorch prints it, but the result is always a new tensor. The values are the same; what
+/// is not reproduced is PyTorch's memory saving, and with it the risk of overwriting a tensor that
+/// an earlier op saved for backward.
 class ReLU : public Module {
  public:
+  ReLU() = default;
+  explicit ReLU(bool inplace) : inplace(inplace) {}
   Tensor forward(const Tensor& x) override;
   std::string type_name() const override { return "ReLU"; }
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace = false;
+};
+
+/// min(max(x, 0), 6) (MobileNetV2's activation). `inplace` as for ReLU.
+class ReLU6 : public Module {
+ public:
+  ReLU6() = default;
+  explicit ReLU6(bool inplace) : inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "ReLU6"; }
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace = false;
+};
+
+/// x·relu6(x + 3)/6 (MobileNetV3's activation). `inplace` as for ReLU.
+class Hardswish : public Module {
+ public:
+  Hardswish() = default;
+  explicit Hardswish(bool inplace) : inplace(inplace) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "Hardswish"; }
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace = false;
 };
 
 /// 1 / (1 + e^-x).
@@ -48,11 +79,15 @@ class LeakyReLU : public Module {
   double negative_slope;
 };
 
-/// x·σ(x).
+/// x·σ(x) (EfficientNet's activation). `inplace` as for ReLU.
 class SiLU : public Module {
  public:
+  SiLU() = default;
+  explicit SiLU(bool inplace) : inplace(inplace) {}
   Tensor forward(const Tensor& x) override;
   std::string type_name() const override { return "SiLU"; }
+  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  bool inplace = false;
 };
 
 /// x for x > 0, alpha·(eˣ - 1) otherwise.

@@ -12,11 +12,13 @@ namespace kindling::nn {
 /// identity. The mask comes from the global generator (kd::manual_seed).
 class Dropout : public Module {
  public:
-  explicit Dropout(double p = 0.5);
+  /// `inplace` is PyTorch's flag, kept for printing (the result is always a new tensor; see ReLU).
+  explicit Dropout(double p = 0.5, bool inplace = false);
   Tensor forward(const Tensor& x) override;
   std::string type_name() const override { return "Dropout"; }
   std::string extra_repr() const override;
   double p;
+  bool inplace = false;
 };
 
 }  // namespace kindling::nn

@@ -100,6 +100,12 @@ class Module {
     return child;
   }
 
+  /// Puts `module` in the place of the child registered as `name` (LibTorch's replace_module; what
+  /// PyTorch's `model.fc = nn.Linear(512, 10)` does): same name, same position in the tree, so
+  /// parameters(), state_dict() and printing see the new child. Throws kd::ValueError naming the
+  /// children when there is no child `name`. Returns `module`.
+  std::shared_ptr<Module> replace_module(const std::string& name, std::shared_ptr<Module> module);
+
   // ---- walking the tree (registration order, recursive, dotted names) ------------------------------
   std::vector<Tensor> parameters(bool recurse = true) const;
   /// ("fc1.weight", tensor), ... Each tensor appears once even if shared by two modules.
@@ -123,6 +129,11 @@ class Module {
   /// Evaluation mode: train(false).
   Module& eval() { return train(false); }
   bool is_training() const { return training_; }
+
+  /// Sets requires_grad on every parameter, recursively (PyTorch's Module.requires_grad_): the way to
+  /// freeze a pretrained backbone, `model.requires_grad_(false)`, before giving a new head to the
+  /// optimizer. Buffers are left alone.
+  Module& requires_grad_(bool requires_grad = true);
 
   /// Clears the gradients of every parameter. PyTorch 1.13's default: set_to_none=false zeroes the
   /// .grad tensors in place; set_to_none=true drops them (the next backward allocates new ones).
