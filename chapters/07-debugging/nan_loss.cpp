@@ -10,8 +10,10 @@ namespace {
 
 kd::nn::CrossEntropyLoss criterion;
 
-// Every step's loss and gradient norm, for the book's plot (ch07_nan_loss.csv).
+// Every step's loss and gradient norm, for the book's plot (ch07_nan_loss.csv), and
+// every parameter's own gradient norm (ch07_layer_norms.csv).
 std::ofstream history("ch07_nan_loss.csv");
+std::ofstream layers("ch07_layer_norms.csv");
 
 // Trains `model` for `steps` SGD/Adam steps on one loader; prints the loss and the
 // total gradient norm every few steps of the first `print_steps`, writes every step to
@@ -29,6 +31,13 @@ void train(SimpleNet& model, kd::optim::Optimizer& opt, Loader& loader, int step
       // max_norm = inf: nothing is clipped, the total norm is returned
       const double norm =
           kd::nn::utils::clip_grad_norm_(model.parameters(), INFINITY).item<double>();
+      // [end]
+      // [snippet: layer-norms]
+      for (const auto& [name, p] : model.named_parameters()) {  // one norm each
+        const kd::Tensor g = p.grad();
+        layers << run << "," << step << "," << name << "," << g.norm().item<double>()
+               << "\n";
+      }
       // [end]
       const double l = loss.item<double>();
       history << run << "," << step << "," << l << "," << norm << "\n";
@@ -53,6 +62,7 @@ int main() {
     SimpleNet model;
     kd::optim::SGD opt(model.parameters(), {.lr = 20.0});
     history << "run,step,loss,grad_norm\n";
+    layers << "run,step,parameter,grad_norm\n";
     train(model, opt, loader, 24, "lr = 20", 24);
     std::printf("   fix: lr = 0.1\n");
     kd::manual_seed(0);
