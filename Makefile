@@ -31,7 +31,7 @@ endif
 GRADE = $(PYTHON) scripts/grade.py --build $(LEARNER_BUILD) $(foreach a,$(LEARNER_ARGS),--cmake-arg=$(a)) \
         --jobs $(JOBS) --out $(LEARNER_BUILD)/grade $(if $(INSECURE),--insecure)
 
-.PHONY: all deps configure build run test test-slow grade milestone hint book book-html readmes handout bench sanitize tsan \
+.PHONY: all deps configure build run test test-slow grade milestone hint scratch book book-html readmes handout bench sanitize tsan \
         fuzz ci-extra clang-configure clean exercises help
 
 all: build
@@ -95,6 +95,21 @@ milestone: deps
 ## near-answer (LEVEL=1: the concept only). `make grade` shows the first after an attempt
 hint:
 	@$(PYTHON) scripts/grade.py --hint "$(EX)" $(if $(LEVEL),--hint-level $(LEVEL))
+
+## scratch: a scratch program on your library (CH=07): the first time, copies the chapter's template
+## (chapters/NN-*/mine.cpp.template, else chapters/mine.cpp.template) to chapters/NN-*/mine.cpp, never over
+## yours; then builds it (target chNN_mine) and runs it, with ARGS="..." as its arguments
+scratch: deps
+	@test -n "$(CH)" || { echo "make scratch CH=07: name the chapter (two digits)" >&2; exit 2; }
+	@dir=$$(ls -d chapters/$(CH)-* 2>/dev/null | head -n 1); \
+	 test -n "$$dir" || { echo "make scratch: no chapter $(CH) in chapters/ (CH=07: two digits)" >&2; exit 2; }; \
+	 if [ ! -e "$$dir/mine.cpp" ]; then \
+	   tpl="$$dir/mine.cpp.template"; [ -e "$$tpl" ] || tpl=chapters/mine.cpp.template; \
+	   cp "$$tpl" "$$dir/mine.cpp" && echo "make scratch: wrote $$dir/mine.cpp from $$tpl; it is yours now"; \
+	 fi
+	@cmake -S . -B $(LEARNER_BUILD) -G Ninja $(LEARNER_ARGS) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(LEARNER_BUILD) -j $(JOBS) --target ch$(CH)_mine
+	@$(LEARNER_BUILD)/chapters/ch$(CH)_mine $(ARGS)
 
 ## book: Doxygen + Sphinx (-W) into build/book/html (+ singlehtml/), with program outputs captured now.
 ## Builds only what the book needs (the library and the chapter programs, not the tests).

@@ -1,5 +1,9 @@
-// ch07.ex2 — find the bug: this program wanted to learn fast. Run it (make grade CH=07), read the
-// loss it prints, find why it never learns, and repair it.
+// ch07.ex2 — find the bug: this program wanted to learn fast. Run it, read the loss it prints, find
+// why it never learns, and repair it.
+//
+// Run it: `make scratch CH=07 ARGS=train_fast` builds chapters/07-debugging/mine.cpp (from its
+// template, the first time) on your library and runs it on a problem of its own: the loss every 50
+// steps, and the accuracy reached on the training set and on held-out samples. Then `make grade CH=07`.
 //
 // Declared in kindling/debug/find_the_bug.hpp, with the problem, the network (MLP), start_run()
 // and fit() (kSteps steps of full-batch gradient descent).

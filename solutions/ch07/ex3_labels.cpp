@@ -1,6 +1,10 @@
 // ch07.ex3 — find the bug: the loss of this program falls, and yet its network is wrong on almost
 // every sample it has not seen. Find why, and repair it.
 //
+// Run it: `make scratch CH=07 ARGS=train_labels` builds chapters/07-debugging/mine.cpp (from its
+// template, the first time) on your library and runs it on a problem of its own: the loss every 50
+// steps, and the accuracy reached on the training set and on held-out samples. Then `make grade CH=07`.
+//
 // Declared in kindling/debug/find_the_bug.hpp, with the problem, the network (MLP), start_run()
 // and fit() (kSteps steps of full-batch gradient descent).
 #include <cstdint>

@@ -1,6 +1,10 @@
 // ch07.ex4 — find the bug: this program starts its network from a clean slate, and its loss
 // hardly moves. Find why, and repair it.
 //
+// Run it: `make scratch CH=07 ARGS=train_from_scratch` builds chapters/07-debugging/mine.cpp (from its
+// template, the first time) on your library and runs it on a problem of its own: the loss every 50
+// steps, and the accuracy reached on the training set and on held-out samples. Then `make grade CH=07`.
+//
 // Declared in kindling/debug/find_the_bug.hpp, with the problem, the network (MLP), start_run()
 // and fit() (kSteps steps of full-batch gradient descent).
 #include "kindling/autograd/grad_mode.hpp"

@@ -2,6 +2,10 @@
 // and its network is sure of many wrong answers on samples it has not seen (a held-out loss of 75).
 // Its learning rate is the one that works elsewhere. Find why, and repair it.
 //
+// Run it: `make scratch CH=07 ARGS=train_steady` builds chapters/07-debugging/mine.cpp (from its
+// template, the first time) on your library and runs it on a problem of its own: the loss every 50
+// steps, and the accuracy reached on the training set and on held-out samples. Then `make grade CH=07`.
+//
 // Declared in kindling/debug/find_the_bug.hpp, with the problem, the network (MLP), start_run()
 // and run_steps() (backward, step and record after the step_loss this file gives).
 #include "kindling/debug/find_the_bug.hpp"

@@ -1,6 +1,10 @@
 // ch07.ex6 — find the bug: this program's loss creeps down and stops far above zero, and the loss
 // it prints is not the one its network has. Find why, and repair it.
 //
+// Run it: `make scratch CH=07 ARGS=train_probabilities` builds chapters/07-debugging/mine.cpp (from its
+// template, the first time) on your library and runs it on a problem of its own: the loss every 50
+// steps, and the accuracy reached on the training set and on held-out samples. Then `make grade CH=07`.
+//
 // Declared in kindling/debug/find_the_bug.hpp, with the problem, the network (MLP), start_run()
 // and run_steps() (backward, step and record after the step_loss this file gives).
 #include "kindling/debug/find_the_bug.hpp"

@@ -2,6 +2,10 @@
 // time it is asked, lower than the network deserves, and the network is not the same afterwards.
 // Find why, and repair it.
 //
+// Run it: `make scratch CH=07 ARGS=evaluate` builds chapters/07-debugging/mine.cpp (from its
+// template, the first time) on your library and prints what each call answers beside the network's
+// true accuracy. Then `make grade CH=07`.
+//
 // Declared in kindling/debug/find_the_bug.hpp; the networks it is used on have BatchNorm and
 // Dropout (DropoutMLP).
 #include <algorithm>

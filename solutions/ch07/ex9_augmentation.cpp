@@ -2,6 +2,10 @@
 // network has, and a different one each time it is asked about the same network. Find why, and
 // repair it.
 //
+// Run it: `make scratch CH=07 ARGS=validate` builds chapters/07-debugging/mine.cpp (from its
+// template, the first time) on your library and prints what each call answers beside the network's
+// true accuracy. Then `make grade CH=07`.
+//
 // Declared in kindling/debug/find_the_bug.hpp, with augment(), the noise the training pipeline adds
 // to every training batch.
 #include "kindling/debug/find_the_bug.hpp"

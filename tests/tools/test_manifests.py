@@ -8,6 +8,10 @@
   exercise's points, a full chapter to 100 exactly (fractions, not floats rounded per test);
 - a graded test with points whose verdict would come only from the test process itself (no compared
   result, no outside checker) is refused by the grader (grade_run.verdict_problem), so none can appear;
+- every exercise's hints are tiered (scripts/grade.py shows the first after a failed attempt, `make hint`
+  the second, `LEVEL=3` the last): at least three; the first is the concept -- no code (no calls,
+  assignments, comparisons, arrows, braces or indexing) and the chapter section to reread, by its
+  heading (chapter N, "Heading"), which must exist; the second, the approach, has no code either;
 - the twins' inputs are secret per run: two runs with different secrets give different inputs and
   expected values (shapes too, where a result follows from shapes alone), the same secret the same ones,
   and the secret itself is written nowhere in what the twins leave.
@@ -52,6 +56,43 @@ def book_points(ch: str) -> dict[str, int]:
     return out
 
 
+# What makes a hint code rather than words: a call or an index glued to a name (`f(x)`, `a[i]`), an
+# assignment or comparison (`=`, `==`, `+=`, `<=`), an arrow, braces, a C++ `for (` / `if (`. Prose keeps
+# " (", " - ", "n-1" and semicolons.
+CODE_LIKE = re.compile(r"\w\(|\w\[|=|->|[{}]|\b(?:for|if|while) \(")
+SECTION_REF = re.compile(r'chapter (\d+), "([^"]+)"(?: and "([^"]+)")?')
+
+
+def headings(nn: int) -> set[str]:
+    """The section headings of chapter nn's book source, without their backticks."""
+    found = list((ROOT / "chapters").glob(f"{nn:02d}-*/chapter.md"))
+    if not found:
+        return set()
+    return {re.sub(r"^#+\s*", "", l).replace("`", "").strip()
+            for l in found[0].read_text().splitlines() if l.startswith("#")}
+
+
+def check_hints(ch: str, manifest: dict) -> None:
+    for ex, meta in manifest.get("exercises", {}).items():
+        hints = grade.hints_of(meta)
+        if len(hints) < 3:
+            err(f"{ch}.{ex}: {len(hints)} hint(s); the tiers are the concept, the approach, the near-answer")
+            continue
+        refs = list(SECTION_REF.finditer(hints[0]))
+        if not refs:
+            err(f"{ch}.{ex}: hint 1 (the concept) names no section to reread as chapter N, \"Heading\"")
+        for m in refs:
+            for title in filter(None, m.group(2, 3)):
+                if title not in headings(int(m.group(1))):
+                    err(f"{ch}.{ex}: hint 1 names \"{title}\", not a heading of chapter {m.group(1)}")
+        for k, h in enumerate(hints[:2], 1):
+            words = SECTION_REF.sub("", h)  # a heading may quote code ("Evaluation: eval(), ...")
+            code = CODE_LIKE.search(words)
+            if code:
+                err(f"{ch}.{ex}: hint {k} reads like code at {words[max(0, code.start() - 20):code.end() + 20]!r}; "
+                    f"only the last tier may give the answer")
+
+
 def check_chapter(ch: str) -> None:
     manifest = json.loads((TESTS / ch / "exercises.json").read_text())
     if manifest.get("model") != "library":
@@ -63,6 +104,7 @@ def check_chapter(ch: str) -> None:
     for k, v in pts.items():
         if not isinstance(v, int) or v <= 0:
             err(f"{ch}.{k}: points must be a positive integer, not {v!r}")
+    check_hints(ch, manifest)
     total = sum(Fraction(str(v)) for v in pts.values())
     if total != 100:
         err(f"{ch}: exercises + milestone add up to {fmt(total)} points, not 100 ({pts})")
