@@ -617,7 +617,8 @@ def scanned_files(root):
         if not (chapter / "chapter.md").is_file():
             continue
         for pattern in ("*.cpp", "*.hpp", "*.py", "figures/*.py"):
-            files.extend(sorted(chapter.glob(pattern)))
+            # mine.cpp is a learner's scratch program (make scratch), not part of the book
+            files.extend(sorted(f for f in chapter.glob(pattern) if f.name != "mine.cpp"))
     for path in sorted((root / "lib").rglob("*")):
         if path.suffix in (".cpp", ".hpp") and "[snippet:" in path.read_text(encoding="utf-8", errors="replace"):
             files.append(path)

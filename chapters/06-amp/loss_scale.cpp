@@ -1,7 +1,8 @@
-// GradScaler's scale over a real float16 run: a small network trained on Fashion-MNIST
-// under float16 autocast, with a growth_interval short enough to watch the scale climb
-// until a gradient overflows, the step be skipped and the scale halve. Every step goes to
-// ch06_loss_scale.csv (step, scale, skipped, loss) for the book's figure.
+// GradScaler's scale over a real float16 run: a small network trained on
+// Fashion-MNIST under float16 autocast, with a growth_interval short enough to watch
+// the scale climb until a gradient overflows, the step is skipped and the scale
+// halves. Every step goes to ch06_loss_scale.csv (step, scale, skipped, loss) for the
+// book's figure.
 #include <cmath>
 #include <fstream>
 
@@ -37,10 +38,12 @@ int main() {
     const bool stepped = scaler.step(opt);
     scaler.update();
     skipped += !stepped;
-    csv << step << "," << scale << "," << !stepped << "," << loss.item<double>() << "\n";
+    csv << step << "," << scale << "," << !stepped << "," << loss.item<double>()
+        << "\n";
     if (++step == 400) break;
   }
   // [end]
-  std::printf("%d float16 steps, %d skipped (a gradient overflowed), scale now 2^%.0f\n",
+  std::printf("%d float16 steps, %d skipped (a gradient overflowed), scale now "
+              "2^%.0f\n",
               step, skipped, std::log2(scaler.get_scale()));
 }

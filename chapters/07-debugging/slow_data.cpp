@@ -1,8 +1,8 @@
-// A loader that starves the model, as an image dataset on disk does: every get() reads a
-// photo-sized PNG file, decodes it and shrinks it to 28x28 (ImageFolder with ToTensor,
-// Resize and Normalize). profile_loader splits the time into waiting for data and
-// computing, and each loading thread's time into get() and idle; workers share the
-// decoding, and a cache of the decoded tensors removes it.
+// A loader that starves the model, as an image dataset on disk does: every get()
+// reads a photo-sized PNG file, decodes it and shrinks it to 28x28 (ImageFolder with
+// ToTensor, Resize and Normalize). profile_loader splits the time into waiting for
+// data and computing, and each loading thread's time into get() and idle; workers share
+// the decoding, and a cache of the decoded tensors removes it.
 #include <filesystem>
 #include <string>
 
