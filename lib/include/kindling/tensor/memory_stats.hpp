@@ -31,6 +31,7 @@ struct MemoryStats {
   std::size_t reserved = 0;        ///< memory_reserved()
   std::size_t cached = 0;          ///< reserved - allocated: idle blocks kept for reuse
   std::size_t cached_blocks = 0;   ///< how many idle blocks
+  std::size_t cache_limit = 0;     ///< the most idle bytes the cache keeps now (memory::cache_limit())
   std::size_t allocations = 0;     ///< storages allocated since the start
   /// Requests of more than 960 bytes served from the free lists (hits) or from malloc (misses);
   /// smaller ones come from the small-object pool and are in neither.
