@@ -93,8 +93,11 @@ void to_depot(FreeBlock* chain, std::size_t c) {
   }
 }
 
+void register_drainer(ThreadPools& pools);
+
 // Moves up to kBatch blocks of class c from the depot to this thread's list; false if it had none.
 bool from_depot(ThreadPools& pools, std::size_t c) {
+  register_drainer(pools);  // this thread now holds idle blocks: they must go back at its exit
   Depot& d = depot();
   std::lock_guard lock(d.mutex);
   if (!d.head[c]) return false;
@@ -114,14 +117,14 @@ bool from_depot(ThreadPools& pools, std::size_t c) {
 
 void drain(ThreadPools& pools) {
   for (std::size_t c = 0; c < kClasses; ++c) {
-    to_depot(pools.head[c], c);
+    if (pools.head[c]) to_depot(pools.head[c], c);
     pools.head[c] = nullptr;
   }
   pools.idle_bytes = 0;
 }
 
-// Hands this thread's idle blocks to the depot when the thread ends; from then on its blocks go
-// straight to free().
+// Hands this thread's idle blocks to the depot when the thread ends; from then on the blocks it
+// frees go to the depot (or free()) one by one.
 struct Drainer {
   ~Drainer() {
     drain(t_pools);
@@ -129,6 +132,13 @@ struct Drainer {
   }
 };
 thread_local Drainer t_drainer;
+
+void register_drainer(ThreadPools& pools) {
+  if (!pools.drainer_registered) {
+    (void)&t_drainer;  // constructs it, so its destructor runs at this thread's exit
+    pools.drainer_registered = true;
+  }
+}
 #endif
 
 }  // namespace
@@ -153,10 +163,7 @@ void pool_release(void* p, std::size_t bytes) noexcept {
   const std::size_t c = size_class(bytes);
   ThreadPools& pools = t_pools;
   if (!pools.drained) {
-    if (!pools.drainer_registered) {
-      (void)&t_drainer;  // constructs it, so its destructor runs at this thread's exit
-      pools.drainer_registered = true;
-    }
+    register_drainer(pools);
     auto* b = static_cast<FreeBlock*>(p);
     b->next = pools.head[c];
     pools.head[c] = b;
