@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <kindling/tensor/small_object_pool.hpp>
+#include <kindling/tensor/small_object_pool_stats.hpp>
 
 #include "data/data_test_utils.hpp"
 

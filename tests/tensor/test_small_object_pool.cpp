@@ -3,6 +3,7 @@
 
 #include <kindling/tensor.hpp>
 #include <kindling/tensor/small_object_pool.hpp>
+#include <kindling/tensor/small_object_pool_stats.hpp>
 
 #include <condition_variable>
 #include <cstdint>

@@ -12,6 +12,7 @@
 // handed to the depot at its exit, blocks go straight back to free(). Idle bytes are therefore
 // bounded by kMaxDepotBytes + kMaxLocalIdleBytes per live thread, whatever crosses threads.
 #include "kindling/tensor/small_object_pool.hpp"
+#include "kindling/tensor/small_object_pool_stats.hpp"
 
 #include <atomic>
 #include <cstdint>

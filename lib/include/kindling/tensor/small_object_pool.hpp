@@ -7,12 +7,8 @@
 /// onto a free list of their size on the freeing thread and are handed out again; PyTorch gets the
 /// same effect from jemalloc/mimalloc-style thread caches.
 ///
-/// Idle blocks are bounded by bytes: each thread keeps at most kMaxLocalIdleBytes, and hands the
-/// rest in batches to one shared depot of at most kMaxDepotBytes (beyond it, blocks go to free()),
-/// from which a thread that allocates more than it frees (a DataLoader worker) takes them back.
-///
-/// Under AddressSanitizer the pool is off (every block goes to malloc and free), so that a use after
-/// free stays detectable — like the caching allocator of storage.cpp. ThreadSanitizer keeps both.
+/// Under AddressSanitizer or ThreadSanitizer the pool is off (every block goes to malloc and free),
+/// so that a use after free stays detectable — like the caching allocator of storage.cpp.
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -21,12 +17,6 @@ namespace kindling::detail {
 
 /// Blocks up to this many bytes come from the pool; larger ones from operator new.
 inline constexpr std::size_t kPoolMaxBytes = 1024;
-/// The most idle bytes one thread keeps for itself; over it, blocks go to the shared depot.
-inline constexpr std::size_t kMaxLocalIdleBytes = std::size_t{1} << 20;
-/// The most idle bytes the shared depot keeps; over it, blocks go back to free().
-inline constexpr std::size_t kMaxDepotBytes = std::size_t{32} << 20;
-/// How many blocks move between a thread and the depot under one lock.
-inline constexpr std::size_t kBatch = 64;
 
 /// A block of at least `bytes` bytes (<= kPoolMaxBytes), 16-byte aligned. Throws std::bad_alloc.
 void* pool_allocate(std::size_t bytes);
@@ -36,14 +26,6 @@ void pool_release(void* p, std::size_t bytes) noexcept;
 /// How many blocks the pool had to ask malloc for so far, on every thread (the benchmark of chapter
 /// 2 counts them with the other heap allocations).
 std::size_t pool_refills();
-
-/// The pool's counters at one moment.
-struct PoolStats {
-  std::size_t refills = 0;            ///< pool_refills()
-  std::size_t thread_idle_bytes = 0;  ///< idle bytes in the calling thread's lists (<= kMaxLocalIdleBytes)
-  std::size_t depot_bytes = 0;        ///< idle bytes in the shared depot (<= kMaxDepotBytes)
-};
-PoolStats pool_stats();
 
 /// An allocator for std::allocate_shared: `std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>{})`
 /// puts the object and its reference counts in one pooled block.

@@ -65,15 +65,7 @@ std::size_t allocation_count(Device device = kCPU);
 std::size_t cached_bytes(Device device = kCPU);
 /// Returns the cached blocks to the system (torch.cuda.empty_cache()). It frees nothing a tensor still
 /// uses, so it cannot fix running out of memory — keeping less alive (NoGradGuard, detach) does.
-/// Also starts the high-water mark of cache_limit() anew from what tensors hold now.
 void empty_cache();
-
-/// The CPU cache keeps idle blocks up to cache_limit() bytes: the most bytes tensors held at once
-/// since the start or the last empty_cache() (what a step needs again), clamped to
-/// [kCacheFloorBytes, kCacheCeilingBytes]. Over it, the blocks freed longest ago are released first.
-inline constexpr std::size_t kCacheFloorBytes = std::size_t{32} << 20;
-inline constexpr std::size_t kCacheCeilingBytes = std::size_t{1} << 30;
-std::size_t cache_limit();
 
 /// Hooks that let a later layer (a GPU device) allocate storage on its device.
 struct DeviceAllocator {
