@@ -150,7 +150,8 @@ sanitize: deps
 	@cd $(BUILD)-asan && $(SAN_ENV) ctest -j $(JOBS) -L "unit|parity" --output-on-failure
 
 ## tsan: the unit tests tagged [threads] (DataLoader workers, shared generator, per-thread grad
-## mode) under ThreadSanitizer. Only the unit-test programs are built: a test whose program is not
+## mode) under ThreadSanitizer, with the small-object pool and the caching allocators compiled in
+## as in a normal build (only AddressSanitizer turns them off). Only the unit-test programs are built: a test whose program is not
 ## built would silently not be discovered, so every layer's test_<layer> is listed.
 tsan: deps
 	@cmake -S . -B $(BUILD)-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINDLING_TSAN=ON \

@@ -14,8 +14,8 @@
 
 namespace kd = kindling;
 
-#if !defined(KINDLING_TEST_ASAN) && !defined(KINDLING_TEST_TSAN)
-constexpr bool kCaching = true;  // under the sanitizers every free goes straight back to malloc
+#if !defined(KINDLING_TEST_ASAN)
+constexpr bool kCaching = true;  // under AddressSanitizer every free goes straight back to malloc
 #else
 constexpr bool kCaching = false;
 #endif

@@ -31,6 +31,7 @@ struct MemoryStats {
   std::size_t reserved = 0;        ///< memory_reserved()
   std::size_t cached = 0;          ///< reserved - allocated: idle blocks kept for reuse
   std::size_t cached_blocks = 0;   ///< how many idle blocks
+  std::size_t cache_limit = 0;     ///< the most idle bytes the cache keeps now (memory::cache_limit())
   std::size_t allocations = 0;     ///< storages allocated since the start
   /// Requests of more than 960 bytes served from the free lists (hits) or from malloc (misses);
   /// smaller ones come from the small-object pool and are in neither.
@@ -38,6 +39,14 @@ struct MemoryStats {
   std::size_t released_blocks = 0;  ///< idle blocks given back to the system (empty_cache, cap)
 };
 MemoryStats memory_stats(Device device = kCPU);
+
+/// The CPU cache keeps idle blocks up to cache_limit() bytes: the most bytes tensors held at once
+/// since the start or the last empty_cache() (what a step needs again; empty_cache() starts this
+/// high-water mark anew from what tensors hold then), clamped to [kCacheFloorBytes,
+/// kCacheCeilingBytes]. Over it, the blocks freed longest ago go back to the system first.
+inline constexpr std::size_t kCacheFloorBytes = std::size_t{32} << 20;
+inline constexpr std::size_t kCacheCeilingBytes = std::size_t{1} << 30;
+std::size_t cache_limit();
 /// A table of memory_stats() for people (torch.cuda.memory_summary()).
 std::string memory_summary(Device device = kCPU);
 

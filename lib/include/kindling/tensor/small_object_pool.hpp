@@ -7,8 +7,10 @@
 /// onto a free list of their size on the freeing thread and are handed out again; PyTorch gets the
 /// same effect from jemalloc/mimalloc-style thread caches.
 ///
-/// Under AddressSanitizer or ThreadSanitizer the pool is off (every block goes to malloc and free),
-/// so that a use after free stays detectable — like the caching allocator of storage.cpp.
+/// Idle blocks are bounded by bytes, per thread and in a depot shared by all threads
+/// (small_object_pool_stats.hpp). Under AddressSanitizer the pool is off (every block goes to malloc
+/// and free), so that a use after free stays detectable — like the caching allocator of storage.cpp;
+/// ThreadSanitizer keeps both.
 #include <cstddef>
 #include <memory>
 #include <new>
