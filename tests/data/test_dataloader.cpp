@@ -9,6 +9,7 @@
 #include <kindling/tensor/small_object_pool_stats.hpp>
 
 #include "data/data_test_utils.hpp"
+#include "sanitizers.hpp"
 
 namespace kd = kindling;
 using kd::data::DataLoader;
