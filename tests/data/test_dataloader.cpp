@@ -290,7 +290,14 @@ TEST_CASE("DataLoader: with workers, the small-object pool stops growing after w
       for (auto& [x, y] : loader) rows += x.size(0);
     return rows;
   };
-  CHECK(run_epochs(100) == 6400);  // warm-up: 1600 batches fill the loop thread's lists and the depot
+  // Warm-up: until the loop thread's lists are full (kMaxLocalIdleBytes, ~1.2 KB a batch) and its
+  // excess reaches the depot, then 50 epochs more (800 batches) to settle.
+  int epochs = 0;
+  auto filled = [&] { return kdd::pool_stats().thread_idle_bytes + 64 * 1024 > kdd::kMaxLocalIdleBytes; };
+  while (!filled() && epochs < 5000) epochs += (run_epochs(10), 10);
+  INFO("warm-up epochs: " << epochs);
+  CHECK(filled());
+  CHECK(run_epochs(50) == 3200);
   const kdd::PoolStats warm = kdd::pool_stats();
   CHECK(run_epochs(200) == 12800);  // 3200 more batches
   const kdd::PoolStats after = kdd::pool_stats();

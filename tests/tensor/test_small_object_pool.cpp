@@ -68,8 +68,11 @@ TEST_CASE("small-object pool: blocks made on one thread and freed on another cir
   // main thread's lists used to grow to their cap while the producer called malloc for every block;
   // now the main thread's excess goes to the shared depot and the producer takes it from there.
   namespace kdd = kd::detail;
-  constexpr int kRounds = 300;
-  constexpr std::size_t kPerRound = 100, kBytes = 200;  // 20 KB a round: 1 MiB after ~50 rounds
+  constexpr std::size_t kPerRound = 100, kBytes = 200;  // 20 KB a round
+  // Rounds until the main thread's lists reach their cap (8 MiB: ~420 rounds), then as many again:
+  // the second half runs in the steady state.
+  constexpr int kFill = static_cast<int>(kdd::kMaxLocalIdleBytes / (kPerRound * kBytes)) + 1;
+  constexpr int kRounds = 2 * kFill + 50;
   std::mutex m;
   std::condition_variable cv;
   int made = 0, freed = 0;
