@@ -74,3 +74,20 @@ PARITY_CASE("penalty/conv2d-groups-2") { return conv_penalty(in["x"], in["w"], i
 PARITY_CASE("double/conv2d-weight-grad") {
   return grad_of(F::conv2d(in["x"], in["w"], Tensor(), 2, 1).pow(2).sum(), in["w"]);
 }
+namespace {
+Tensor upsample_penalty(const Tensor& x, const Tensor& w, const F::InterpolateOptions& o) {
+  return grad_of(F::interpolate(x * w, o).pow(2).sum(), w);
+}
+}  // namespace
+PARITY_CASE("double/upsample-nearest") {
+  return upsample_penalty(in["x"], in["w"], {.scale_factor = {2}, .mode = "nearest"});
+}
+PARITY_CASE("double/upsample-bilinear") {
+  return upsample_penalty(in["x"], in["w"], {.size = {5, 7}, .mode = "bilinear"});
+}
+PARITY_CASE("double/upsample-bilinear-align-corners") {
+  return upsample_penalty(in["x"], in["w"], {.scale_factor = {1.5}, .mode = "bilinear", .align_corners = true});
+}
+PARITY_CASE("double/embedding") {
+  return grad_of((F::embedding(in["i"], in["w"]) * in["v"]).pow(2).sum(), in["w"]).pow(2);
+}

@@ -58,3 +58,12 @@ for name, kw in [("plain", dict()), ("stride-2-pad-1", dict(stride=2, padding=1)
          b=randn(6, **D))
 case("double/conv2d-weight-grad", lambda x, w: _grad(F.conv2d(x, w, stride=2, padding=1).pow(2).sum(), w), grad=True,
      x=randn(2, 3, 6, 5, **D), w=randn(4, 3, 3, 2, **D))
+# Upsampling and embedding: their backwards are linear in the gradient (the resampling's adjoint, a
+# scatter-add of rows), so the second derivatives come through the incoming gradient.
+for name, kw in [("nearest", dict(scale_factor=2, mode="nearest")),
+                 ("bilinear", dict(size=(5, 7), mode="bilinear")),
+                 ("bilinear-align-corners", dict(scale_factor=1.5, mode="bilinear", align_corners=True))]:
+    case(f"double/upsample-{name}", lambda x, w, kw=kw: _grad((F.interpolate(x * w, **kw) ** 2).sum(), w), grad=True,
+         x=randn(2, 3, 3, 4, **D), w=randn(2, 3, 3, 4, **D))
+case("double/embedding", lambda w, i, v: _grad(((F.embedding(i, w) * v) ** 2).sum(), w) ** 2, grad=True,
+     nograd=("v",), w=randn(5, 3, **D), i=randint(0, 5, 4, 2), v=randn(4, 2, 3, **D))

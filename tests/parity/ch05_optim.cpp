@@ -453,3 +453,28 @@ PARITY_CASE("train/mlp-sgd-momentum") {
 PARITY_CASE("train/mlp-adamw") {
   return train_loop(in, [](std::vector<Tensor> p) { return optim::AdamW(p, {.lr = 1e-2, .weight_decay = 0.1}); });
 }
+
+// Double backward through the losses: the twins of the "double/" cases of ch05_optim.py.
+namespace {
+Tensor penalty(const Tensor& loss, const Tensor& x) {
+  return kd::autograd::grad({loss}, {x}, {}, {.create_graph = true})[0].pow(2).sum();
+}
+}  // namespace
+PARITY_CASE("double/cross-entropy") {
+  return penalty(F::cross_entropy(in["x"].matmul(in["w"]), in["t"]), in["x"]);
+}
+PARITY_CASE("double/nll-weight-ignore-none") {
+  const Tensor loss = F::nll_loss(F::log_softmax(in["x"], 1), in["t"],
+                                  {.reduction = R::None, .ignore_index = 2, .weight = in["cw"]});
+  return penalty(loss.pow(2).sum(), in["x"]);
+}
+PARITY_CASE("double/bce") {
+  const Tensor p = (in["x"] * in["w"]).sigmoid();
+  return penalty(F::binary_cross_entropy(p, in["y"], {.reduction = R::Sum}), in["x"]);
+}
+PARITY_CASE("double/bce-weight-target") {
+  const Tensor& x = in["x"];
+  const Tensor& y = in["y"];
+  const Tensor loss = F::binary_cross_entropy(x, y, {.weight = in["cw"]});
+  return kd::autograd::grad({loss}, {y}, {}, {.create_graph = true})[0].pow(2).sum() + penalty(loss, x);
+}

@@ -370,3 +370,24 @@ case("loss/cross-entropy-smoothing-above-one", lambda x, t: F.cross_entropy(x, t
      x=randn(3, 4), t=randint(0, 4, 3), expect_error=True)
 case("loss/cross-entropy-bad-weight-shape", lambda x, p, w: F.cross_entropy(x, p, weight=w), nograd=["w"],
      x=randn(3, 4), p=rand(3, 4), w=rand(3), expect_error=True)
+
+# Double backward through the losses (issue 28): each case returns d loss / d x computed with
+# create_graph=True, squared and summed (double backprop, an input-gradient penalty); the harness
+# backpropagates through it, so the second derivatives are compared with PyTorch's. float64.
+def _penalty(loss, x):
+    return (torch.autograd.grad(loss, x, create_graph=True)[0] ** 2).sum()
+
+
+case("double/cross-entropy", lambda x, w, t: _penalty(F.cross_entropy(x @ w, t), x), grad=True,
+     x=randn(6, 4, dtype="float64"), w=randn(4, 5, dtype="float64"), t=randint(0, 5, 6))
+case("double/nll-weight-ignore-none", lambda x, t, cw: _penalty(
+     (F.nll_loss(F.log_softmax(x, 1), t, weight=cw, ignore_index=2, reduction="none") ** 2).sum(), x),
+     grad=True, nograd=["cw"], x=randn(7, 4, dtype="float64"), t=randint(0, 4, 7),
+     cw=rand(4, low=0.5, high=2, dtype="float64"))
+case("double/bce", lambda x, y, w: _penalty(F.binary_cross_entropy(torch.sigmoid(x * w), y, reduction="sum"), x),
+     grad=True, x=randn(4, 3, dtype="float64"), y=rand(4, 3, dtype="float64"), w=randn(4, 3, dtype="float64"))
+case("double/bce-weight-target", lambda x, y, cw: torch.autograd.grad(
+     F.binary_cross_entropy(x, y, weight=cw), y, create_graph=True)[0].pow(2).sum() + _penalty(
+     F.binary_cross_entropy(x, y, weight=cw), x), grad=True, nograd=["cw"],
+     x=rand(4, 3, low=0.05, high=0.95, dtype="float64"), y=rand(4, 3, dtype="float64"),
+     cw=rand(3, low=0.5, high=2, dtype="float64"))

@@ -17,7 +17,6 @@ namespace {
 // out[i, :] = weight[indices[i], :]        d weight[r, :] = Σ over i with indices[i] == r of g[i, :]
 struct EmbeddingLookup : autograd::Function<EmbeddingLookup> {
   static constexpr const char* name = "EmbeddingBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   Shape w_shape;
   DType dtype = kFloat32;
 
@@ -42,6 +41,15 @@ struct EmbeddingLookup : autograd::Function<EmbeddingLookup> {
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     const Tensor indices = ctx.saved(0);
+    if (kindling::detail::grad_mode_enabled()) {
+      // create_graph: the same scatter-add written as a recorded op, so that the table's gradient can
+      // be differentiated again (it is linear in the incoming rows; PyTorch's
+      // EmbeddingBackwardBackward0 looks them up again).
+      const std::int64_t dim = w_shape[1];
+      const Tensor rows = grads[0].reshape({-1, dim});                            // [n, dim]
+      const Tensor index = indices.reshape({-1, 1}).expand({rows.size(0), dim});  // [n, dim]
+      return {zeros(w_shape, {.dtype = grads[0].dtype()}).scatter_add(0, index, rows).to(dtype)};
+    }
     // float16/bfloat16: the sums of a row looked up several times accumulate in float32 and are
     // rounded once at the end.
     const DType wide = kindling::detail::compute_dtype_of(dtype);

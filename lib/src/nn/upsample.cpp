@@ -124,9 +124,10 @@ template <class T> void resample_backward(const T* gout, const Geometry& g, T* d
   }
 }
 
-template <const char* Name> struct Upsample2d : autograd::Function<Upsample2d<Name>> {
+template <const char* Name, const char* GradName> struct Upsample2dGrad;
+
+template <const char* Name, const char* GradName> struct Upsample2d : autograd::Function<Upsample2d<Name, GradName>> {
   static constexpr const char* name = Name;
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   Geometry g{};
   DType dtype = kFloat32;  // the input's
   Tensor forward(autograd::Context&, const Tensor& input, const Geometry& geom) {
@@ -143,19 +144,37 @@ template <const char* Name> struct Upsample2d : autograd::Function<Upsample2d<Na
     return kindling::detail::cast(out, dtype);
   }
   autograd::Grads backward(autograd::Context&, const autograd::Grads& grads) {
+    return {Upsample2dGrad<Name, GradName>::apply(grads[0], g, dtype)};
+  }
+};
+
+// The backward as an op of its own, so that create_graph can record it: it is linear in the
+// gradient, so its own derivative is its adjoint -- the resampling forward again (PyTorch's
+// UpsampleBilinear2DBackwardBackward0).
+template <const char* Name, const char* GradName>
+struct Upsample2dGrad : autograd::Function<Upsample2dGrad<Name, GradName>> {
+  static constexpr const char* name = GradName;
+  Geometry g{};
+  Tensor forward(autograd::Context&, const Tensor& grad, const Geometry& geom, DType input_dtype) {
+    g = geom;
     // The sums of a 16-bit gradient accumulate in float32 and are rounded once.
     const Tensor gout = kindling::detail::contiguous_copy(
-        kindling::detail::cast(grads[0], kindling::detail::compute_dtype_of(grads[0].dtype())));
+        kindling::detail::cast(grad, kindling::detail::compute_dtype_of(grad.dtype())));
     Tensor dx = zeros({g.n, g.c, g.h, g.w}, {.dtype = gout.dtype()});
     kindling::detail::dispatch_floating(gout.dtype(), "interpolate backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
       resample_backward<T>(gout.data_ptr<T>(), g, dx.data_ptr<T>());
     });
-    return {kindling::detail::cast(dx, dtype)};
+    return kindling::detail::cast(dx, input_dtype);
+  }
+  autograd::Grads backward(autograd::Context&, const autograd::Grads& grads) {
+    return {Upsample2d<Name, GradName>::apply(grads[0], g)};
   }
 };
 constexpr char kNearestName[] = "UpsampleNearest2DBackward0";
 constexpr char kBilinearName[] = "UpsampleBilinear2DBackward0";
+constexpr char kNearestGradName[] = "UpsampleNearest2DBackwardBackward0";
+constexpr char kBilinearGradName[] = "UpsampleBilinear2DBackwardBackward0";
 
 // One or two numbers for (H, W), as PyTorch accepts an int or a tuple of the spatial rank.
 template <class V> std::pair<V, V> two(const std::vector<V>& v, const char* what, const Tensor& x) {
@@ -208,7 +227,8 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
                      std::to_string(g.ow) + ") sizes should be greater than 0");
   }
   checked::numel({g.n, g.c, g.oh, g.ow}, "interpolate");  // refuses an output too large to count
-  return bilinear ? Upsample2d<kBilinearName>::apply(x, g) : Upsample2d<kNearestName>::apply(x, g);
+  return bilinear ? Upsample2d<kBilinearName, kBilinearGradName>::apply(x, g)
+                  : Upsample2d<kNearestName, kNearestGradName>::apply(x, g);
 }
 
 }  // namespace kindling::nn::functional

@@ -27,7 +27,6 @@ constexpr double kGradEps = 1e-12;    // PyTorch's floor of x·(1 - x) in the gr
 // weight w (already expanded to x's shape, or undefined) are contiguous and of one dtype.
 struct BinaryCrossEntropy : autograd::Function<BinaryCrossEntropy> {
   static constexpr const char* name = "BinaryCrossEntropyBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
 
   Tensor forward(autograd::Context& ctx, const Tensor& x, const Tensor& y, const autograd::NonDifferentiable& w) {
     ctx.save_for_backward({x, y, w.tensor});
@@ -54,6 +53,15 @@ struct BinaryCrossEntropy : autograd::Function<BinaryCrossEntropy> {
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     const Tensor x = ctx.saved(0), y = ctx.saved(1), w = ctx.saved(2);
+    if (kindling::detail::grad_mode_enabled()) {
+      // create_graph: the formulas above written with recorded ops, so that they can be
+      // differentiated again (w.r.t. x, y and the incoming gradient); the kernel below otherwise.
+      const Tensor scale = w.defined() ? grads[0] * w : grads[0];
+      Tensor dx, dy;
+      if (ctx.needs_input_grad(0)) dx = scale * (x - y) / ((1.0 - x) * x).clamp(kGradEps);
+      if (ctx.needs_input_grad(1)) dy = scale * ((-x).log1p() - x.log());
+      return {dx, dy};
+    }
     const Tensor g = kindling::detail::contiguous_copy(grads[0].to(x.dtype()));
     const bool want_x = ctx.needs_input_grad(0), want_y = ctx.needs_input_grad(1);
     Tensor dx = want_x ? kindling::detail::make_tensor(x.shape(), x.dtype(), x.device()) : Tensor();

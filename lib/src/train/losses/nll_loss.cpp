@@ -11,6 +11,7 @@
 #include "kindling/autograd/function.hpp"
 #include "kindling/tensor/autocast_mode.hpp"
 #include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/ops.hpp"
 #include "kindling/train/losses.hpp"
 #include "train/losses/loss_helpers.hpp"
 
@@ -55,7 +56,6 @@ NllGeometry check_nll_args(const Tensor& input, const Tensor& target, const NLLL
 // and the saved class indices are range-checked before they are used to write.
 struct NllLoss : autograd::Function<NllLoss> {
   static constexpr const char* name = "NllLossBackward0";
-  static constexpr bool once_differentiable = true;  // the backward is a kernel, not tensor ops
   Shape input_shape;
   DType dtype = kFloat32;
   double total_weight = 0;
@@ -75,9 +75,28 @@ struct NllLoss : autograd::Function<NllLoss> {
     return loss.tensor;  // computed by nll_loss(): this Function only adds the backward
   }
 
+  // create_graph (double backprop through a classifier's loss, ||d loss / d x||^2): the same
+  // gradient written with a recorded scatter, so that it can be differentiated again. It is linear in
+  // the incoming gradient and does not depend on the input, so its own derivative w.r.t. the input
+  // is zero (PyTorch's NllLossBackwardBackward0 is the nll_loss of the gradient).
+  autograd::Grads backward_with_graph(const Tensor& target, const Tensor& row_weight, const Tensor& grad) {
+    const double scale = reduction == Reduction::Mean ? 1.0 / total_weight : 1.0;
+    const Tensor coeff = (row_weight * (-scale)).to(grad.dtype());                       // [batch]
+    const Tensor g = reduction == Reduction::None ? grad.reshape({geom.batch}) : grad.expand({geom.batch});
+    const Tensor values = (g * coeff).reshape({geom.batch, 1});                           // [batch, 1]
+    // An ignored row (weight 0) may hold ignore_index, out of range for the scatter: it writes its
+    // zero at class 0 instead.
+    const Tensor index = where(row_weight == 0.0, 0, target).reshape({geom.batch, 1});   // [batch, 1]
+    const Tensor dx = zeros({geom.batch, geom.classes}, {.dtype = grad.dtype()}).scatter(1, index, values);
+    return {dx.reshape(input_shape).to(dtype)};
+  }
+
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     // grads[0]: [] for mean/sum, [batch] for none.  Result: [batch, classes], nonzero only at targets.
     const Tensor target = ctx.saved(0), row_weight = ctx.saved(1);
+    if (kindling::detail::grad_mode_enabled() && geom.batch > 0) {
+      return backward_with_graph(target, row_weight, grads[0]);
+    }
     Tensor g = grads[0].to(kFloat64).contiguous();
     // float16/bfloat16 gradients are written in float32 and rounded once at the end.
     const DType wide = dtype == kFloat64 ? kFloat64 : kFloat32;
