@@ -96,10 +96,13 @@ Data first_classes(const Data& d, std::int64_t classes) {
 }
 
 /// `steps` steps of SGD on random batches of `batch` samples; returns the mean loss of the last 50.
+/// The `frozen` stages stay in eval(): their BatchNorm keeps the running statistics it was pretrained
+/// with instead of drifting towards the new batches' (chapter 9, "Transfer learning").
 double train(kd::nn::Module& model, kd::optim::Optimizer& opt, const Data& d, std::int64_t steps,
-             std::int64_t batch) {
+             std::int64_t batch, const std::vector<kd::nn::Module*>& frozen = {}) {
   kd::nn::CrossEntropyLoss criterion;
   model.train();
+  for (kd::nn::Module* m : frozen) m->eval();
   kd::Tensor order = kd::randperm(d.x.size(0));
   std::int64_t at = 0;
   double recent = 0;
@@ -187,7 +190,7 @@ int run(const std::string& in, const std::string& out) {
   t = std::chrono::steady_clock::now();
   auto opt = models::fine_tuning_sgd(*model, {.head = "fc", .frozen = {"conv1", "bn1"}, .lr = 0.005, .head_lr = 0.05},
                                      {.momentum = 0.9});
-  loss = train(*model, *opt, all, kFineTuneSteps, kBatch);
+  loss = train(*model, *opt, all, kFineTuneSteps, kBatch, {&model->conv1, &model->bn1});
   std::printf("fine-tuned on 10 classes: loss %.3f (%.1f s); training accuracy on 5,000 images %.2f %%\n", loss,
               seconds_since(t), 100 * accuracy(*model, {all.x.narrow(0, 0, 5000), all.y.narrow(0, 0, 5000)}));
 
