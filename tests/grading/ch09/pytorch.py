@@ -179,7 +179,8 @@ def _(lrs):
 
 
 _stages = ["conv1", "bn1", "layer1", "layer2", "layer3", "layer4"]
-_frozen = [s for s in _stages if case_rng("ch09 frozen").random() < 0.5] or ["layer2"]
+_rng = case_rng("ch09 frozen")
+_frozen = [s for s in _stages if _rng.random() < 0.5] or ["layer2"]
 
 
 @case("fine_tuning_groups: a frozen model thaws outside the frozen stages", frozen="\n".join(_frozen))
