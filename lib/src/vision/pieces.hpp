@@ -8,6 +8,7 @@
 ///   ex2  vision::models::Bottleneck::forward   (kindling/vision/models.hpp) ResNet-50's block
 ///   ex3  vision::models::detail::match_pretrained   which checkpoint keys load_pretrained copies
 ///   ex4  vision::models::detail::split_for_fine_tuning   freezing and the groups of fine_tuning_groups
+///   ex5  vision::ops::SqueezeExcitation::forward   (kindling/vision/ops.hpp) EfficientNet's channel gate
 ///
 /// The library does the bookkeeping around ex3 and ex4 (lib/src/vision/transfer.cpp): load_pretrained
 /// hands ex3 both state dicts, checks that every key it says to load exists on both sides with one

@@ -7,13 +7,16 @@
 // weights; milestone.py evaluates them on the 10,000 test images, which it never sees (IN_DIR holds the
 // training set only).
 //
-// Accuracy alone would pass pieces this run does not lean on (Bottleneck is not in this network at all;
+// Accuracy alone would pass pieces this run does not lean on (Bottleneck and SqueezeExcitation are not
+// in this network at all;
 // a block whose last ReLU comes before the sum still learns). So the program also runs each piece on the
 // checker's data, drawn per run, and writes what it gave; milestone.py computes every answer itself
 // with PyTorch and torchvision:
 //   probe_logits.npy     the fine-tuned network's logits (eval()) on the checker's probe images (ex1)
 //   bottleneck<k>.*      two Bottleneck blocks of the checker's sizes and weights, one with a
 //                        downsampling shortcut: their outputs in eval() and train() mode (ex2)
+//   se.npy               a SqueezeExcitation gate of the checker's sizes and weights (SiLU) on its
+//                        input (ex5)
 //   transfer.txt         what load_pretrained reported for the checker's checkpoint, and for the
 //                        pretrained network (ex3)
 //   groups.txt           fine_tuning_groups' groups for the checker's frozen stages and rates, and
@@ -224,6 +227,16 @@ int run(const std::string& in, const std::string& out) {
     kd::save_npy(block(x), out + "/bottleneck" + std::to_string(k) + "_eval.npy");
     block.train();
     kd::save_npy(block(x), out + "/bottleneck" + std::to_string(k) + "_train.npy");
+  }
+
+  // ex5: a squeeze-and-excitation gate of the checker's sizes and weights, with EfficientNet's SiLU.
+  {
+    const kd::Tensor cfg = kd::load_npy(in + "/se_cfg.npy", kd::kInt64);  // channels, squeeze channels
+    kd::vision::ops::SqueezeExcitation se(cfg[0].item<std::int64_t>(), cfg[1].item<std::int64_t>(),
+                                          kd::vision::ops::Activation::SiLU);
+    load_checker_weights(se, in + "/se");
+    kd::NoGradGuard no_grad;
+    kd::save_npy(se(kd::load_npy(in + "/se_x.npy", kd::kFloat32)), out + "/se.npy");
   }
 
   // ex3: the checker's checkpoint (its keys, one .npy each) into a fresh ten-class network.

@@ -9,6 +9,8 @@ this run does not lean on, so the checker also judges, with data drawn per run f
   ex1  the fine-tuned network's logits on probe images are torchvision's BasicBlocks' on the same weights;
   ex2  two Bottleneck blocks of drawn sizes and weights (one with a downsampling shortcut of stride 2)
        give torchvision's Bottleneck's outputs, in eval() and in train() mode;
+  ex5  a SqueezeExcitation gate (SiLU, as in EfficientNet) of drawn sizes and weights gives
+       torchvision.ops.SqueezeExcitation's output;
   ex3  load_pretrained's report for a drawn checkpoint (keys missing, unexpected, reshaped with the same
        number of elements, shuffled) and for the pretrained network (only the head mismatched);
   ex4  fine_tuning_groups' groups, rates and requires_grad flags for drawn frozen stages and rates.
@@ -31,6 +33,7 @@ def torch_modules():
     import torch
     from torch import nn
     from torchvision.models.resnet import BasicBlock, Bottleneck
+    from torchvision.ops import SqueezeExcitation
     torch.set_num_threads(2)
 
     def ds(cin, cout, stride):
@@ -53,7 +56,10 @@ def torch_modules():
             h = self.layer3(self.layer2(self.layer1(self.relu(self.bn1(self.conv1(x))))))
             return self.fc(torch.flatten(self.avgpool(h), 1))
 
-    return torch, SmallResNet, Bottleneck, ds
+    def se(channels, squeeze):
+        return SqueezeExcitation(channels, squeeze, activation=nn.SiLU)
+
+    return torch, SmallResNet, Bottleneck, ds, se
 
 
 def block_weights(rng, block):
@@ -76,7 +82,7 @@ def block_weights(rng, block):
 
 
 def draws():
-    torch, SmallResNet, Bottleneck, ds = torch_modules()
+    torch, SmallResNet, Bottleneck, ds, se = torch_modules()
     rng = ms.secret_rng("ch09 milestone")
     d = {"probe_rows": rng.choice(60000, size=int(rng.integers(150, 300)), replace=False)}
     # ex2: one block with a downsampling shortcut (stride 2, other channels), one with the identity.
@@ -101,6 +107,11 @@ def draws():
     # ex4: frozen stages and rates.
     d["frozen"] = [s for s in STAGES if rng.random() < 0.5]
     d["lrs"] = np.array([10.0 ** rng.uniform(-4, -2), 10.0 ** rng.uniform(-2, 0)])
+    # ex5: a gate of EfficientNet's kind.
+    channels, squeeze = int(rng.integers(8, 25)), int(rng.integers(2, 7))
+    d["se"] = (np.array([channels, squeeze], dtype=np.int64), block_weights(rng, se(channels, squeeze)),
+               rng.standard_normal((int(rng.integers(2, 5)), channels, int(rng.integers(4, 9)),
+                                    int(rng.integers(4, 9)))).astype(np.float32))
     return d
 
 
@@ -118,6 +129,11 @@ def prepare(in_dir):
         ms.save(os.path.join(in_dir, f"bottleneck{k}_x.npy"), x)
         for key, a in weights.items():
             ms.save(os.path.join(in_dir, f"bottleneck{k}.{key}.npy"), a)
+    cfg, weights, x = d["se"]
+    ms.save(os.path.join(in_dir, "se_cfg.npy"), cfg)
+    ms.save(os.path.join(in_dir, "se_x.npy"), x)
+    for key, a in weights.items():
+        ms.save(os.path.join(in_dir, f"se.{key}.npy"), a)
     with open(os.path.join(in_dir, "ckpt_keys.txt"), "w") as f:
         f.write("".join(f"{k}\n" for k, _ in d["ckpt"]))
     for i, (_, a) in enumerate(d["ckpt"]):
@@ -158,7 +174,7 @@ def expected_lines(d, torch, SmallResNet):
     return transfer, groups
 
 
-def check_probes(out_dir, d, model, torch, Bottleneck, ds):
+def check_probes(out_dir, d, model, torch, Bottleneck, ds, se):
     # ex1: the whole network, whose every block is a BasicBlock, on the probe images.
     with torch.no_grad():
         want = model(torch.from_numpy(probe_images(d["probe_rows"]))).double().numpy()
@@ -179,6 +195,14 @@ def check_probes(out_dir, d, model, torch, Bottleneck, ds):
             got = ms.load_output(out_dir, f"bottleneck{k}_{mode}.npy", dtype="float32").astype(np.float64)
             close(got, want, f"the Bottleneck {kind} ({inplanes} -> {4 * planes} channels, stride {stride}) in {mode}() "
                              "mode (ex2)")
+    # ex5
+    cfg, weights, x = d["se"]
+    gate = se(int(cfg[0]), int(cfg[1]))
+    gate.load_state_dict({key: torch.from_numpy(a) for key, a in weights.items()})
+    with torch.no_grad():
+        want = gate(torch.from_numpy(x)).double().numpy()
+    close(ms.load_output(out_dir, "se.npy", dtype="float32").astype(np.float64), want,
+          f"the SqueezeExcitation gate ({int(cfg[0])} channels, squeezed to {int(cfg[1])}, SiLU) (ex5)")
     transfer, groups = expected_lines(d, torch, model.__class__)
     got = ms.read_text_output(out_dir, "transfer.txt").splitlines()
     labels = ["loaded", "mismatched_keys", "missing_keys", "unexpected_keys", "the pretrained network's mismatched_keys",
@@ -194,7 +218,7 @@ def check_probes(out_dir, d, model, torch, Bottleneck, ds):
 
 def check(out_dir):
     d = draws()
-    torch, SmallResNet, Bottleneck, ds = torch_modules()
+    torch, SmallResNet, Bottleneck, ds, se = torch_modules()
     goal = f">= {GOAL:.0%}, every piece checked"
     model = SmallResNet(10)
     shapes = {k: tuple(v.shape) for k, v in model.state_dict().items() if not k.endswith("num_batches_tracked")}
@@ -205,7 +229,7 @@ def check(out_dir):
     model.load_state_dict({k: torch.from_numpy(w[f"w.{k}"].astype(np.float32)) for k in shapes}, strict=False)
     model.eval()
     try:  # the probes first: they are cheap, the test set is not
-        check_probes(out_dir, d, model, torch, Bottleneck, ds)
+        check_probes(out_dir, d, model, torch, Bottleneck, ds, se)
     except ValueError as e:
         return ms.verdict(out_dir, "ch09", WHAT, "not measured", goal, False, str(e))
     xt, labels = ms.test_set()
@@ -215,8 +239,8 @@ def check(out_dir):
     acc = float((logits.argmax(1).numpy() == labels).mean())
     return ms.verdict(out_dir, "ch09", WHAT, f"{acc:.2%}", goal, acc >= GOAL,
                       "the weights your program wrote, evaluated by the grader on the 10,000 test images; the "
-                      "network's logits, two Bottleneck blocks, load_pretrained's report and fine_tuning_groups' "
-                      "groups judged on the grader's data")
+                      "network's logits, two Bottleneck blocks, a squeeze-and-excitation gate, load_pretrained's report "
+                      "and fine_tuning_groups' groups judged on the grader's data")
 
 
 if __name__ == "__main__":

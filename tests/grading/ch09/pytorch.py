@@ -1,11 +1,12 @@
-# Chapter 9's graded tests, PyTorch's side (see tests/grading/twins.py): torchvision 0.14's BasicBlock
-# and Bottleneck with the weights drawn here, the same blocks the C++ tests build; and, for
+# Chapter 9's graded tests, PyTorch's side (see tests/grading/twins.py): torchvision 0.14's BasicBlock,
+# Bottleneck and SqueezeExcitation with the weights drawn here, the same blocks the C++ tests build; and, for
 # load_pretrained and the fine-tuning groups, PyTorch's own idioms on the same models: filter the
 # checkpoint by name and shape, then load_state_dict(strict=False); requires_grad_(False) on the frozen
 # stages and one optimizer group per part. Sizes vary per grading run.
 from torch import nn
 from torchvision.models import resnet18
 from torchvision.models.resnet import BasicBlock, Bottleneck
+from torchvision.ops import SqueezeExcitation
 
 TOL = dict(rtol=1e-3, atol=1e-4)  # float32 convolutions and BatchNorm's batch statistics, summed in another order
 
@@ -84,6 +85,15 @@ block_case("Bottleneck: a downsampling shortcut with stride 2", Bottleneck(cin, 
 p, h, w = vary(2, 5), vary(3, 7), vary(3, 7)
 block_case("Bottleneck: the first block of resnet50's layer1 (more channels, stride 1)",
            Bottleneck(p, p, 1, ds(p, 4 * p, 1)), "conv3.weight", n, p, h, w, (n, 4 * p, h, w), planes=p)
+
+
+# ---- ex5: SqueezeExcitation ---------------------------------------------------------------------------
+c, s, h, w = vary(3, 9), vary(1, 4), vary(3, 7), vary(3, 7)
+block_case("SqueezeExcitation: one gate per sample and channel (ReLU, torchvision's default)",
+           SqueezeExcitation(c, s), "fc1.weight", n, c, h, w, (n, c, h, w), channels=c, squeeze=s)
+c, s, h, w = vary(4, 12), vary(1, 4), vary(3, 7), vary(3, 7)
+block_case("SqueezeExcitation: EfficientNet's SiLU", SqueezeExcitation(c, s, activation=nn.SiLU), "fc2.weight",
+           n, c, h, w, (n, c, h, w), channels=c, squeeze=s)
 
 
 # ---- ex3: load_pretrained -------------------------------------------------------------------------------
