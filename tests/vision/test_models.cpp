@@ -236,7 +236,7 @@ TEST_CASE("models: a frozen backbone kept in eval() leaves its BatchNorm statist
   CHECK_FALSE(kd::equal(model->layer2.at<models::BasicBlock>(0).bn1.running_mean, mean_before));
 }
 
-TEST_CASE("transfer: load_pretrained copies what fits and reports the rest; fine_tuning_groups refuses bad names") {
+TEST_CASE("transfer: load_pretrained copies what fits and reports the rest, fine_tuning_groups refuses bad names") {
   // A 1000-class checkpoint into a 10-class model: everything loads but the head, which keeps its own.
   auto source = models::resnet18();
   auto model = models::resnet18({.num_classes = 10});
