@@ -76,7 +76,7 @@ std::vector<ParamGroup> fine_tuning_groups(nn::Module& model, const FineTuneOpti
       if (!g.params[i].defined() || !g.params[i].requires_grad())
         throw Error("fine_tuning_groups: split_for_fine_tuning (ch09.ex4) put '" + g.names[i] +
                     "' in a group, but it does not require grad (frozen)");
-      if (!seen.insert(g.params[i].raw_data_ptr()).second)
+      if (g.params[i].numel() > 0 && !seen.insert(g.params[i].raw_data_ptr()).second)
         throw Error("fine_tuning_groups: split_for_fine_tuning (ch09.ex4) put '" + g.names[i] + "' in a group twice");
     }
   }

@@ -156,7 +156,8 @@ std::vector<std::string> read_lines(const std::string& path) {
 void load_checker_weights(kd::nn::Module& model, const std::string& prefix) {
   kd::StateDict sd;
   for (const auto& [key, t] : model.state_dict())
-    if (key.find("num_batches_tracked") == std::string::npos) sd.insert(key, kd::load_npy(prefix + "." + key + ".npy", kd::kFloat32));
+    if (key.find("num_batches_tracked") == std::string::npos)
+      sd.insert(key, kd::load_npy(prefix + "." + key + ".npy", kd::kFloat32));
   model.load_state_dict(sd, /*strict=*/false);
 }
 
@@ -200,7 +201,8 @@ int run(const std::string& in, const std::string& out) {
   // The fine-tuned weights and BatchNorm's running statistics: the grader loads them into its own
   // network and evaluates it, in eval() mode, on the test images.
   for (const auto& [key, tensor] : model->state_dict())
-    if (key.find("num_batches_tracked") == std::string::npos) kd::save_npy(tensor.to(kd::kFloat32), out + "/w." + key + ".npy");
+    if (key.find("num_batches_tracked") == std::string::npos)
+      kd::save_npy(tensor.to(kd::kFloat32), out + "/w." + key + ".npy");
 
   // ex1: the network's logits on the checker's probe images.
   {

@@ -193,8 +193,8 @@ def check_probes(out_dir, d, model, torch, Bottleneck, ds, se):
             want_train = block(torch.from_numpy(x)).double().numpy()
         for mode, want in (("eval", want_eval), ("train", want_train)):
             got = ms.load_output(out_dir, f"bottleneck{k}_{mode}.npy", dtype="float32").astype(np.float64)
-            close(got, want, f"the Bottleneck {kind} ({inplanes} -> {4 * planes} channels, stride {stride}) in {mode}() "
-                             "mode (ex2)")
+            close(got, want, f"the Bottleneck {kind} ({inplanes} -> {4 * planes} channels, stride {stride}) "
+                             f"in {mode}() mode (ex2)")
     # ex5
     cfg, weights, x = d["se"]
     gate = se(int(cfg[0]), int(cfg[1]))
@@ -205,8 +205,8 @@ def check_probes(out_dir, d, model, torch, Bottleneck, ds, se):
           f"the SqueezeExcitation gate ({int(cfg[0])} channels, squeezed to {int(cfg[1])}, SiLU) (ex5)")
     transfer, groups = expected_lines(d, torch, model.__class__)
     got = ms.read_text_output(out_dir, "transfer.txt").splitlines()
-    labels = ["loaded", "mismatched_keys", "missing_keys", "unexpected_keys", "the pretrained network's mismatched_keys",
-              "the pretrained network's loaded keys"]
+    labels = ["loaded", "mismatched_keys", "missing_keys", "unexpected_keys",
+              "the pretrained network's mismatched_keys", "the pretrained network's loaded keys"]
     for i, (line, label) in enumerate(zip(transfer, labels)):
         if i >= len(got) or got[i] != line:
             raise ValueError(f"load_pretrained reported other {label} than the checkpoint has (ex3)")
@@ -239,8 +239,8 @@ def check(out_dir):
     acc = float((logits.argmax(1).numpy() == labels).mean())
     return ms.verdict(out_dir, "ch09", WHAT, f"{acc:.2%}", goal, acc >= GOAL,
                       "the weights your program wrote, evaluated by the grader on the 10,000 test images; the "
-                      "network's logits, two Bottleneck blocks, a squeeze-and-excitation gate, load_pretrained's report "
-                      "and fine_tuning_groups' groups judged on the grader's data")
+                      "network's logits, two Bottleneck blocks, a squeeze-and-excitation gate, load_pretrained's "
+                      "report and fine_tuning_groups' groups judged on the grader's data")
 
 
 if __name__ == "__main__":

@@ -68,8 +68,9 @@ c, n, h, w = vary(2, 6), vary(2, 4), vary(5, 9), vary(5, 9)
 block_case("BasicBlock: an identity shortcut", BasicBlock(c, c), "conv1.weight", n, c, h, w, (n, c, h, w),
            channels=c)
 c, h, w = vary(2, 5), vary(6, 10), vary(6, 10)
-block_case("BasicBlock: a downsampling shortcut, stride 2 and twice the channels", BasicBlock(c, 2 * c, 2, ds(c, 2 * c, 2)),
-           "downsample.0.weight", n, c, h, w, (n, 2 * c, (h + 1) // 2, (w + 1) // 2), channels=c)
+block_case("BasicBlock: a downsampling shortcut, stride 2 and twice the channels",
+           BasicBlock(c, 2 * c, 2, ds(c, 2 * c, 2)), "downsample.0.weight", n, c, h, w,
+           (n, 2 * c, (h + 1) // 2, (w + 1) // 2), channels=c)
 c, h, w = vary(2, 5), vary(4, 8), vary(4, 8)
 block_case("BasicBlock: two blocks in a stage, the last ReLU after the sum",
            nn.Sequential(BasicBlock(c, 2 * c, 1, ds(c, 2 * c, 1)), BasicBlock(2 * c, 2 * c)), "1.conv2.weight",
@@ -80,8 +81,8 @@ p, h, w = vary(2, 4), vary(4, 8), vary(4, 8)
 block_case("Bottleneck: an identity shortcut", Bottleneck(4 * p, p), "conv1.weight", n, 4 * p, h, w,
            (n, 4 * p, h, w), planes=p)
 p, cin, h, w = vary(2, 4), vary(3, 8), vary(5, 9), vary(5, 9)
-block_case("Bottleneck: a downsampling shortcut with stride 2", Bottleneck(cin, p, 2, ds(cin, 4 * p, 2)), "conv2.weight",
-           n, cin, h, w, (n, 4 * p, (h + 1) // 2, (w + 1) // 2), planes=p, inplanes=cin)
+block_case("Bottleneck: a downsampling shortcut with stride 2", Bottleneck(cin, p, 2, ds(cin, 4 * p, 2)),
+           "conv2.weight", n, cin, h, w, (n, 4 * p, (h + 1) // 2, (w + 1) // 2), planes=p, inplanes=cin)
 p, h, w = vary(2, 5), vary(3, 7), vary(3, 7)
 block_case("Bottleneck: the first block of resnet50's layer1 (more channels, stride 1)",
            Bottleneck(p, p, 1, ds(p, 4 * p, 1)), "conv3.weight", n, p, h, w, (n, 4 * p, h, w), planes=p)

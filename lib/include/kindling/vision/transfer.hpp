@@ -58,7 +58,8 @@ struct ParamGroup {
 /// trainable, then returns two groups in this order: the backbone's trainable parameters at
 /// options.lr, and the head's at options.head_lr, each in named_parameters() order. Throws
 /// kd::ValueError (listing the model's children) for a name that is not a child, a frozen head, or
-/// a negative learning rate.
+/// a negative learning rate. Freezing stops the weights, not BatchNorm's running statistics: keep the
+/// frozen stages in eval() while the rest trains (`model.train(); model.layer1.eval();`).
 std::vector<ParamGroup> fine_tuning_groups(nn::Module& model, const FineTuneOptions& options);
 
 /// An SGD over fine_tuning_groups(model, options): one parameter group per non-empty group, each with
