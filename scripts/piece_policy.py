@@ -241,6 +241,10 @@ PIECE_DENY: dict[str, list[str]] = {
     "ch08.ex3": [r"kindling::cuda::(?:emulated|gpu)::", _T + r"(?:matmul|mm|bmm|addmm)\("],
     "ch08.ex4": [r"kindling::cuda::(?:emulated|gpu)::", _T + r"(?:softmax|log_softmax)\("],
     "ch08.ex5": [_T + r"(?:to|cpu|clone|copy_)\("],
+    "ch09.ex1": [r"kindling::vision::models::(?:Bottleneck|ResNet)::forward\("],
+    "ch09.ex2": [r"kindling::vision::models::(?:BasicBlock|ResNet)::forward\("],
+    "ch09.ex3": [r"kindling::vision::models::load_pretrained\(", r"kindling::nn::Module::load_state_dict\("],
+    "ch09.ex4": [r"kindling::vision::models::fine_tuning_(?:groups|sgd)\("],
 }
 # Strong definitions a piece may add to its stub's: chapter 8's kernels, which the reference defines next to
 # their launch (the stub has only the launch; a kernel is called by its own launch only).

@@ -235,3 +235,33 @@ TEST_CASE("models: a frozen backbone kept in eval() leaves its BatchNorm statist
   (*model)(kd::randn({4, 3, 32, 32}));
   CHECK_FALSE(kd::equal(model->layer2.at<models::BasicBlock>(0).bn1.running_mean, mean_before));
 }
+
+TEST_CASE("transfer: load_pretrained copies what fits and reports the rest, fine_tuning_groups refuses bad names") {
+  // A 1000-class checkpoint into a 10-class model: everything loads but the head, which keeps its own.
+  auto source = models::resnet18();
+  auto model = models::resnet18({.num_classes = 10});
+  const kd::Tensor fc_before = model->fc->weight.clone();
+  const models::TransferReport r = models::load_pretrained(*model, source->state_dict());
+  CHECK(r.mismatched_keys == std::vector<std::string>{"fc.weight", "fc.bias"});
+  CHECK(r.missing_keys.empty());
+  CHECK(r.unexpected_keys.empty());
+  CHECK(r.loaded.size() + 2 == model->state_dict().size());
+  CHECK(kd::equal(model->conv1.weight, source->conv1.weight));
+  CHECK(kd::equal(model->fc->weight, fc_before));
+
+  // The names are checked before anything is frozen: an unknown child is listed with the real ones.
+  CHECK_THROWS_WITH(models::fine_tuning_groups(*model, {.head = "head"}),
+                    Contains("'head'") && Contains("conv1, bn1, relu, maxpool, layer1"));
+  CHECK_THROWS_WITH(models::fine_tuning_groups(*model, {.frozen = {"layer5"}}), Contains("'layer5'"));
+  CHECK_THROWS_WITH(models::fine_tuning_groups(*model, {.frozen = {"fc"}}), Contains("never train"));
+  CHECK_THROWS_WITH(models::fine_tuning_groups(*model, {.lr = -0.1}), Contains("learning rates"));
+  CHECK(model->num_parameters(/*only_trainable=*/true) == model->num_parameters());
+
+  // Everything but the head frozen: the SGD has one group, the head's, at head_lr.
+  auto opt = models::fine_tuning_sgd(
+      *model, {.frozen = {"conv1", "bn1", "layer1", "layer2", "layer3", "layer4"}, .head_lr = 0.3}, {.momentum = 0.9});
+  CHECK(opt->num_param_groups() == 1);
+  CHECK(opt->lr(0) == 0.3);
+  CHECK(opt->params(0).size() == 2);
+  CHECK(model->num_parameters(/*only_trainable=*/true) == 512 * 10 + 10);
+}

@@ -8,3 +8,4 @@
 #include "kindling/vision/feature_extraction.hpp"
 #include "kindling/vision/models.hpp"
 #include "kindling/vision/ops.hpp"
+#include "kindling/vision/transfer.hpp"

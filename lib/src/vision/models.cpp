@@ -73,12 +73,7 @@ BasicBlock::BasicBlock(std::int64_t inplanes, std::int64_t planes, std::int64_t 
   if (downsample) register_module("downsample", downsample);
 }
 
-Tensor BasicBlock::forward(const Tensor& x) {
-  Tensor out = relu(bn1(conv1(x)));
-  out = bn2(conv2(out));
-  Tensor identity = downsample ? (*downsample)(x) : x;
-  return relu(out + identity);
-}
+// BasicBlock::forward is chapter 9's exercise 1 (vision/pieces.hpp): in the answer file.
 
 Bottleneck::Bottleneck(std::int64_t inplanes, std::int64_t planes, std::int64_t stride_,
                        std::shared_ptr<nn::Sequential> downsample_)
@@ -95,13 +90,7 @@ Bottleneck::Bottleneck(std::int64_t inplanes, std::int64_t planes, std::int64_t 
   if (downsample) register_module("downsample", downsample);
 }
 
-Tensor Bottleneck::forward(const Tensor& x) {
-  Tensor out = relu(bn1(conv1(x)));
-  out = relu(bn2(conv2(out)));
-  out = bn3(conv3(out));
-  Tensor identity = downsample ? (*downsample)(x) : x;
-  return relu(out + identity);
-}
+// Bottleneck::forward is chapter 9's exercise 2 (vision/pieces.hpp): in the answer file.
 
 ResNet::ResNet(ResNetBlock block, std::vector<std::int64_t> layers, ResNetOptions options)
     : conv1(3, 64, 7, {.stride = 2, .padding = 3, .bias = false}),

@@ -47,10 +47,7 @@ SqueezeExcitation::SqueezeExcitation(std::int64_t input_channels, std::int64_t s
   register_module("scale_activation", scale_activation);
 }
 
-Tensor SqueezeExcitation::forward(const Tensor& x) {
-  Tensor scale = (*scale_activation)(fc2((*activation)(fc1(avgpool(x)))));
-  return scale * x;
-}
+// SqueezeExcitation::forward is chapter 9's exercise 5 (vision/pieces.hpp): in the answer file.
 
 Tensor stochastic_depth(const Tensor& input, double p, const std::string& mode, bool training) {
   if (!(p >= 0.0 && p <= 1.0))
