@@ -73,12 +73,14 @@ BasicBlock::BasicBlock(std::int64_t inplanes, std::int64_t planes, std::int64_t 
   if (downsample) register_module("downsample", downsample);
 }
 
+// [snippet: basic-block-forward]
 Tensor BasicBlock::forward(const Tensor& x) {
   Tensor out = relu(bn1(conv1(x)));
   out = bn2(conv2(out));
   Tensor identity = downsample ? (*downsample)(x) : x;
   return relu(out + identity);
 }
+// [end]
 
 Bottleneck::Bottleneck(std::int64_t inplanes, std::int64_t planes, std::int64_t stride_,
                        std::shared_ptr<nn::Sequential> downsample_)
