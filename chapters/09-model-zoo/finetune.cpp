@@ -60,17 +60,17 @@ double train_step(SmallResNet& model, kd::optim::Optimizer& optimizer, Batches& 
 
 struct Curves {
   const Images& train;      // the little data of classes 5-9
-  const Images& curve_set;  // 1000 test images, for the curve
+  const Images& curve_set;  // 500 test images, for the curve
   const Images& test;       // all 5000 test images of classes 5-9, for the result
   std::ofstream& csv;
 };
 
 struct Result {
-  double after_10 = 0;  // on the 1000 test images of the curve
+  double after_10 = 0;  // on the 500 test images of the curve
   double final = 0;     // on all 5000
 };
 
-// 150 steps; the curve's points on 1000 test images, the result on all of them.
+// 150 steps; the curve's points on 500 test images, the result on all of them.
 Result run(const std::string& name, SmallResNet& model, kd::optim::Optimizer& optimizer,
            bool frozen, Curves& c) {
   Result r;
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   using kd::data::Split;
   const Images pretrain = fashion_classes(Split::Train, 0, kPretrainPerClass);
   const Images pretest = fashion_classes(Split::Test, 0, 200);
-  const Images curve_set = fashion_classes(Split::Test, 5, 200);
+  const Images curve_set = fashion_classes(Split::Test, 5, 100);
   const Images test = fashion_classes(Split::Test, 5, -1);  // every test image of 5-9
   std::printf("pretraining: %lld images of classes 0-4, %d epochs\n",
               static_cast<long long>(pretrain.x.size(0)), kPretrainEpochs);
@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(per_class), kSteps, acc[0].final, acc[1].final,
                 acc[2].final);
   }
-  std::printf("(after %d steps: on 1000 of the test images; after %d: on all %lld)\n",
-              kEvalEvery, kSteps, static_cast<long long>(test.x.size(0)));
+  std::printf("(after %d steps: on %lld of the test images; after %d: on all %lld)\n",
+              kEvalEvery, static_cast<long long>(curve_set.x.size(0)), kSteps,
+              static_cast<long long>(test.x.size(0)));
 }

@@ -56,6 +56,14 @@ int main() {
   for (std::size_t g = 0; g < optimizer.num_param_groups(); ++g)
     std::printf("group %zu: lr %g\n", g, optimizer.lr(g));
   // [end]
-  std::printf("trainable now: %lld parameters\n",
+  std::printf("trainable now: %lld parameters\n\n",
               static_cast<long long>(model->num_parameters(true)));
+
+  // [snippet: features]
+  // The outputs of named stages, by name (torchvision's create_feature_extractor).
+  auto body = kd::vision::create_feature_extractor(model, {"layer2", "layer4"});
+  kd::NoGradGuard no_grad;
+  for (const auto& [name, t] : body(x))  // x: [4, 3, 64, 64]
+    std::printf("%s: %s\n", name.c_str(), kd::shape_str(t.shape()).c_str());
+  // [end]
 }

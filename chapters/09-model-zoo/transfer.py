@@ -2,6 +2,7 @@
 # the head trains, and parameter groups with their own learning rates.
 import torch
 import torchvision
+from torchvision.models.feature_extraction import create_feature_extractor
 
 torch.manual_seed(0)
 # [snippet: new-head]
@@ -41,4 +42,12 @@ optimizer = torch.optim.SGD([
 ], momentum=0.9)
 for g, group in enumerate(optimizer.param_groups):
     print(f"group {g}: lr {group['lr']}")
+# [end]
+print()
+
+# [snippet: features]
+body = create_feature_extractor(model, return_nodes=["layer2", "layer4"])
+with torch.no_grad():
+    for name, t in body(x).items():
+        print(f"{name}: {list(t.shape)}")
 # [end]

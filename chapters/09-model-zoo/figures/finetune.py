@@ -1,5 +1,5 @@
 """Learning curves of the three runs on classes 5-9, with 100 and with 20 training
-images per class (ch09_finetune.csv, this build's run): accuracy on 1000 held-out test
+images per class (ch09_finetune.csv, this build's run): accuracy on 500 held-out test
 images every 10 steps, and the training loss averaged over those 10 steps."""
 # book: inputs ch09_finetune.csv
 import kindling_plot as kp
