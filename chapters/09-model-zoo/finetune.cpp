@@ -5,7 +5,7 @@
 // head trained. Accuracy on all the held-out test images of classes 5-9. Writes
 // ch09_finetune.csv (the learning curves). `--init K` starts the random generator at K
 // (another initialisation, other batches).
-// book: timeout 120
+// book: timeout 300
 #include <fstream>
 
 #include "common.hpp"

@@ -2,7 +2,7 @@
 // forward pass on a 224x224 image (counted by forward hooks on every convolution and
 // linear layer), and the forward time measured here on one 224x224 image. And why
 // ResNet-50's block is a bottleneck: the parameters of two blocks at 256 channels.
-// book: timeout 120
+// book: timeout 300
 #include <algorithm>
 #include <chrono>
 
