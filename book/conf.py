@@ -108,6 +108,7 @@ kindling_api_layers = [
     ("train", "Training: losses, optimizers, schedulers, logging", 5, ["train", "optim"]),
     ("amp", "Out of memory: mixed precision, checkpointing", 6, ["amp"]),
     ("debug", "Debugging: clipping, reports, the data scan, the doctor", 7, ["debug"]),
+    ("vision", "Vision: the model zoo, torchvision's ops, feature extraction", 9, ["vision"]),
 ]
 for _layer, *_ in kindling_api_layers:
     breathe_projects[_layer] = str(DOXYGEN_OUT / "layers" / _layer)

@@ -14,6 +14,8 @@
 # Programs are listed in $BUILD/chapters/programs.txt (written by chapters/CMakeLists.txt). A program's
 # source may contain, on a line of its own:
 #   // book: run-args ARGS    // book: timeout SECONDS (default 120)    // book: skip-run
+#   // book: run-first FILE.py   the chapter's Python file to run (/usr/bin/python3, same folder and
+#                                time limit) just before the program: PyTorch makes what it reads
 # Each program runs with the outputs folder as its working directory, so a picture it writes there
 # (e.g. ch02_graph.dot) can be shown by the book. Fails (exit 1) if any program fails or times out, and
 # stops at the first program that reaches a piece of the library the learner has not written yet
@@ -78,7 +80,14 @@ while IFS=$'\t' read -r program source; do
     continue
   fi
   read -r -a args <<<"$(directive "$source" run-args)"
-  want=$(key "$binary" "$source" "${args[@]}")
+  first=$(directive "$source" run-first)
+  first_py=""
+  [[ -n "$first" ]] && first_py="$(dirname "$source")/$first"
+  if [[ -n "$first_py" ]]; then
+    want=$(key "$binary" "$source" "${args[@]}" "first: $(sha256sum "$first_py" 2>/dev/null | cut -d' ' -f1)")
+  else
+    want=$(key "$binary" "$source" "${args[@]}")
+  fi
   if [[ $STALE -eq 1 && -f "$capture" && -f "$KEYS/$program" && "$(cat "$KEYS/$program")" == "$want" ]]; then
     [[ $QUIET -eq 1 ]] && echo "  $program: up to date"
     continue
@@ -91,7 +100,16 @@ while IFS=$'\t' read -r program source; do
     printf '\n=== %s (%s)\n' "$program${args[*]:+ ${args[*]}}" "$relsource"
   fi
   start=${EPOCHREALTIME/./}
-  if [[ $QUIET -eq 1 ]]; then
+  first_failed=0
+  if [[ -n "$first_py" ]]; then
+    # PyTorch's side first (its output goes to <program>.first.txt; a failure fails the program).
+    (cd "$OUTPUTS" && KINDLING_CHAPTER="$(dirname "$source")" timeout --kill-after=10 "$limit" \
+       /usr/bin/python3 "$first_py") >"$OUTPUTS/$program.first.txt" 2>&1 || first_failed=1
+  fi
+  if [[ $first_failed -eq 1 ]]; then
+    { cat "$OUTPUTS/$program.first.txt"; echo "run-first: $first failed"; } >"$capture.tmp"
+    (exit 1)
+  elif [[ $QUIET -eq 1 ]]; then
     (cd "$OUTPUTS" && timeout --kill-after=10 "$limit" "$binary" "${args[@]}") >"$capture.tmp" 2>&1
   else
     # On the terminal, a piece not written yet reads as the library's message alone: the C++ runtime's

@@ -61,9 +61,13 @@ void check_num_classes(std::int64_t n, const char* model) {
 
 // ---- ResNet --------------------------------------------------------------------------------------------
 
+// [snippet: basic-block]
+// x: [N, inplanes, H, W] -> [N, planes, H/stride, W/stride]. The shortcut is the identity, or
+// `downsample` (a strided 1x1 convolution and its BatchNorm) where the shape changes.
 BasicBlock::BasicBlock(std::int64_t inplanes, std::int64_t planes, std::int64_t stride_,
                        std::shared_ptr<nn::Sequential> downsample_)
-    : conv1(conv3x3(inplanes, planes, stride_)), bn1(planes), conv2(conv3x3(planes, planes)), bn2(planes),
+    : conv1(conv3x3(inplanes, planes, stride_)), bn1(planes),
+      conv2(conv3x3(planes, planes)), bn2(planes),
       downsample(std::move(downsample_)), stride(stride_) {
   register_module("conv1", conv1);
   register_module("bn1", bn1);
@@ -72,6 +76,7 @@ BasicBlock::BasicBlock(std::int64_t inplanes, std::int64_t planes, std::int64_t 
   register_module("bn2", bn2);
   if (downsample) register_module("downsample", downsample);
 }
+// [end]
 
 // BasicBlock::forward is chapter 9's exercise 1 (vision/pieces.hpp): in the answer file.
 
