@@ -31,8 +31,9 @@ case("conv2d/flat-taps-rect-dilation", lambda x, w: F.conv2d(x, w, None, padding
 case("conv2d/flat-taps-one-row", lambda x, w: F.conv2d(x, w, None, padding=2), grad=True,
      x=randn(1, 2, 1, 6), w=randn(3, 2, 5, 5))
 case("conv2d/channel-mismatch", lambda x, w: F.conv2d(x, w), x=randn(1, 2, 5, 5), w=randn(4, 3, 3, 3), expect_error=True)
-# Images share a GEMM, their columns side by side (conv2d.cpp: ~2048 columns, so 32 images of 8x8
-# outputs): 35 images are a full group of 32 and a last group of 3 -- flat taps, then strided with groups.
+# Small images share a GEMM, their columns side by side (conv2d.cpp: up to 1024 columns, so 16 images of
+# 8x8 outputs): 35 images are two full groups of 16 and a last group of 3 -- flat taps, then strided with
+# groups.
 case("conv2d/batched-gemm-last-group-short", lambda x, w, b: F.conv2d(x, w, b, padding=1), grad=True,
      x=randn(35, 2, 8, 8), w=randn(3, 2, 3, 3), b=randn(3))
 case("conv2d/batched-gemm-strided-groups", lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1, groups=2), grad=True,
