@@ -176,16 +176,18 @@ template <class T> void col2im(T* cols, const ConvGeom& g, std::int64_t ld, T* d
       }
 }
 
-// How many images share one GEMM: as many as fit in kBatchColumns columns (B·H'·W'), at least one, at
-// most all of them, and never a cols buffer above ~kBatchBytes. Images with 1024 output positions or
-// more go one at a time, as they always did: their GEMM is wide enough already, and their columns stay
-// in the cache between im2col and the GEMM (batching the CNN's 28x28 and 14x14 outputs by 2048 columns
-// cost P6 ~20 % of its speed; by 1024, nothing measurable). Measured on ResNet-18's training step
-// (64x64, batch 16, 1 thread, Zen 5): one image at a time ~0.24 s, 2048 columns ~0.17 s, 1024 ~0.14 s.
+// How many images share one GEMM: only small ones, up to kBatchSmall output positions each, as many
+// as fit in kBatchColumns columns (B·H'·W'), at most all of them, and never a cols buffer above
+// ~kBatchBytes. Larger images go one at a time, as they always did: their GEMM is wide enough already,
+// and their columns stay in the cache between im2col and the GEMM (batching the CNN's 28x28 and 14x14
+// outputs cost P6 10-20 % of its speed). Measured on ResNet-18's training step (64x64, batch 16, 1
+// thread, Zen 5), whose layer2-4 outputs are 8x8, 4x4 and 2x2: ~0.24 s one image at a time, ~0.14 s.
+constexpr std::int64_t kBatchSmall = 128;
 constexpr std::int64_t kBatchColumns = 1024;
 constexpr std::int64_t kBatchBytes = 16 << 20;
 template <class T> std::int64_t images_per_gemm(const ConvGeom& g) {
   const std::int64_t l = std::max<std::int64_t>(g.l(), 1);
+  if (l > kBatchSmall) return 1;
   const std::int64_t image_bytes = g.c * g.kh * g.kw * l * std::int64_t(sizeof(T));  // one image's cols
   const std::int64_t by_bytes = kBatchBytes / image_bytes;
   return std::clamp<std::int64_t>(std::min(kBatchColumns / l, by_bytes), 1, std::max<std::int64_t>(g.n, 1));
