@@ -1,6 +1,6 @@
 #pragma once
 // The floor of a training step: how long the step cannot help taking on this CPU, measured in the same
-// run as the step. Every training line (P1 SimpleNet, P6 CNN, P7 bfloat16 autocast, P8 ResNet-18) prints
+// run as the step. Every training line (P1 SimpleNet, P6 CNN, P7 bfloat16 autocast) prints
 // `floor=<t> (<x> of floor)`: the step's CPU time over this floor, the figure to steer by (1.00 would be
 // a step that does nothing but its products and its compulsory memory traffic).
 //
@@ -33,9 +33,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "bench_util.hpp"
@@ -134,20 +132,12 @@ inline Floor measure_floor(const StepModel& step, bool quick) {
   Floor f;
   f.flops = step.flops();
   f.bytes = step.bytes();
-  // A shape that comes again (a ResNet's repeated blocks) is timed once.
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>, double> timed;
   for (const auto& g : step.gemms) {
-    const auto key = std::make_tuple(g.M, g.N, g.K, g.trans_a, g.trans_b);
-    if (auto it = timed.find(key); it != timed.end()) {
-      f.gemm_s += it->second;
-      continue;
-    }
     double t = raw_sgemm_seconds(g, quick);
     if (step.bf16 && step.bf16_gemm) {
       const double t16 = step.bf16_gemm(g, quick);
       if (t16 > 0) t = std::min(t, t16);
     }
-    timed[key] = t;
     f.gemm_s += t;
   }
   f.stream_bps = triad_rate(f.bytes, quick);
