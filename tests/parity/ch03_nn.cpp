@@ -25,6 +25,8 @@ PARITY_CASE("conv2d/flat-taps-cnn-shape") { return F::conv2d(in["x"], in["w"], i
 PARITY_CASE("conv2d/flat-taps-rect-dilation") { return F::conv2d(in["x"], in["w"], Tensor(), 1, {1, 4}, {1, 2}); }
 PARITY_CASE("conv2d/flat-taps-one-row") { return F::conv2d(in["x"], in["w"], Tensor(), 1, 2); }
 PARITY_CASE("conv2d/channel-mismatch") { return F::conv2d(in["x"], in["w"]); }
+PARITY_CASE("conv2d/batched-gemm-last-group-short") { return F::conv2d(in["x"], in["w"], in["b"], 1, 1); }
+PARITY_CASE("conv2d/batched-gemm-strided-groups") { return F::conv2d(in["x"], in["w"], in["b"], 2, 1, 1, 2); }
 
 // ---- pooling ------------------------------------------------------------------------------------
 PARITY_CASE("max_pool2d/basic") { return F::max_pool2d(in["x"], 2); }
@@ -137,6 +139,9 @@ PARITY_CASE("conv_transpose2d/rect-dilation-groups") {
 }
 PARITY_CASE("conv_transpose2d/unbatched-transposed-float64") {
   return F::conv_transpose2d(in["x"].transpose(1, 2), in["w"], Tensor(), 3);
+}
+PARITY_CASE("conv_transpose2d/batched-gemm-last-group-short") {
+  return F::conv_transpose2d(in["x"], in["w"], in["b"], 2, 1);
 }
 PARITY_CASE("conv_transpose2d/module") {
   kd::nn::ConvTranspose2d up(4, 2, 2, {.stride = 2});

@@ -31,6 +31,13 @@ case("conv2d/flat-taps-rect-dilation", lambda x, w: F.conv2d(x, w, None, padding
 case("conv2d/flat-taps-one-row", lambda x, w: F.conv2d(x, w, None, padding=2), grad=True,
      x=randn(1, 2, 1, 6), w=randn(3, 2, 5, 5))
 case("conv2d/channel-mismatch", lambda x, w: F.conv2d(x, w), x=randn(1, 2, 5, 5), w=randn(4, 3, 3, 3), expect_error=True)
+# Small images share a GEMM, their columns side by side (conv2d.cpp: up to 1024 columns, so 16 images of
+# 8x8 outputs): 35 images are two full groups of 16 and a last group of 3 -- flat taps, then strided with
+# groups.
+case("conv2d/batched-gemm-last-group-short", lambda x, w, b: F.conv2d(x, w, b, padding=1), grad=True,
+     x=randn(35, 2, 8, 8), w=randn(3, 2, 3, 3), b=randn(3))
+case("conv2d/batched-gemm-strided-groups", lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1, groups=2), grad=True,
+     x=randn(35, 4, 16, 16), w=randn(6, 2, 3, 3), b=randn(6))
 
 # ---- pooling ------------------------------------------------------------------------------------
 case("max_pool2d/basic", lambda x: F.max_pool2d(x, 2), grad=True, x=distinct(2, 3, 6, 6))
@@ -195,6 +202,8 @@ case("conv_transpose2d/rect-dilation-groups",
      x=randn(1, 4, 3, 5), w=randn(4, 3, 2, 3))
 case("conv_transpose2d/unbatched-transposed-float64", lambda x, w: F.conv_transpose2d(x.transpose(1, 2), w, stride=3),
      grad=True, x=randn(2, 4, 3, dtype="float64"), w=randn(2, 1, 2, 2, dtype="float64"))
+case("conv_transpose2d/batched-gemm-last-group-short", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1),
+     grad=True, x=randn(35, 3, 8, 8), w=randn(3, 2, 3, 3), b=randn(2))
 case("conv_transpose2d/module", lambda x, w, b: with_weights(torch.nn.ConvTranspose2d(4, 2, 2, stride=2), w, b)(x),
      x=randn(1, 4, 3, 3), w=randn(4, 2, 2, 2), b=randn(2))
 case("conv_transpose2d/channel-mismatch", lambda x, w: F.conv_transpose2d(x, w), x=randn(1, 3, 4, 4),

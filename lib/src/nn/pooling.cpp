@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -66,31 +68,45 @@ PoolGeom make_geom(const char* op, const Tensor& x, IntPair k, IntPair s, IntPai
 
 // ---- max --------------------------------------------------------------------------------------
 template <class T> void max_forward(const T* x, const PoolGeom& g, T* out, std::int64_t* idx) {
+  // The window taps inside the image, [first, last) per output row and per output column, computed
+  // once: the loop below then has no bounds test per tap (ResNet's 3x3/2 pool on a 224x224 image's
+  // [64, 112, 112] spent most of its time in them). The order of the taps (row i, then column j) and
+  // the rule are the same.
+  auto inside = [](std::int64_t start, std::int64_t step, std::int64_t taps, std::int64_t size) {
+    std::int64_t first = 0;
+    while (first < taps && start + first * step < 0) ++first;
+    std::int64_t last = first;
+    while (last < taps && start + last * step < size) ++last;
+    return std::pair<std::int64_t, std::int64_t>{first, last};
+  };
+  std::vector<std::pair<std::int64_t, std::int64_t>> cols(static_cast<std::size_t>(g.ow));
+  for (std::int64_t ox = 0; ox < g.ow; ++ox) cols[ox] = inside(ox * g.sw - g.pw, g.dw, g.kw, g.w);
   for (std::int64_t pl = 0; pl < g.planes; ++pl) {
     const T* xp = x + pl * g.h * g.w;
-    for (std::int64_t oy = 0; oy < g.oh; ++oy)
+    for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+      const auto [i0, i1] = inside(oy * g.sh - g.ph, g.dh, g.kh, g.h);
       for (std::int64_t ox = 0; ox < g.ow; ++ox) {
+        const auto [j0, j1] = cols[ox];
         T best = -std::numeric_limits<T>::infinity();
         std::int64_t best_i = -1;
-        for (std::int64_t i = 0; i < g.kh; ++i) {
-          const std::int64_t iy = oy * g.sh - g.ph + i * g.dh;
-          if (iy < 0 || iy >= g.h) continue;
-          for (std::int64_t j = 0; j < g.kw; ++j) {
-            const std::int64_t ix = ox * g.sw - g.pw + j * g.dw;
-            if (ix < 0 || ix >= g.w) continue;
-            const T v = xp[iy * g.w + ix];
+        for (std::int64_t i = i0; i < i1; ++i) {
+          const std::int64_t row = (oy * g.sh - g.ph + i * g.dh) * g.w + ox * g.sw - g.pw;
+          for (std::int64_t j = j0; j < j1; ++j) {
+            const std::int64_t at = row + j * g.dw;
+            const T v = xp[at];
             // Like PyTorch's kernel: a NaN always takes over (so the *last* NaN of the window wins),
-            // a number only when strictly bigger (so the first of tied maxima wins).
-            if (best_i < 0 || v > best || std::isnan(v)) {
-              best = v;
-              best_i = iy * g.w + ix;
-            }
+            // a number only when strictly bigger (so the first of tied maxima wins). Selects, not
+            // branches: which tap wins is as good as random.
+            const bool take = best_i < 0 || v > best || std::isnan(v);
+            best = take ? v : best;
+            best_i = take ? at : best_i;
           }
         }
         const std::int64_t o = (pl * g.oh + oy) * g.ow + ox;
         out[o] = best;
         idx[o] = best_i;
       }
+    }
   }
 }
 
