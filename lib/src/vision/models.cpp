@@ -62,8 +62,9 @@ void check_num_classes(std::int64_t n, const char* model) {
 // ---- ResNet --------------------------------------------------------------------------------------------
 
 // [snippet: basic-block]
-// x: [N, inplanes, H, W] -> [N, planes, H/stride, W/stride]. The shortcut is the identity, or
-// `downsample` (a strided 1x1 convolution and its BatchNorm) where the shape changes.
+// x: [N, inplanes, H, W] -> [N, planes, H/stride, W/stride]. The shortcut is the
+// identity, or `downsample` (a strided 1x1 convolution and its BatchNorm) where the
+// shape changes.
 BasicBlock::BasicBlock(std::int64_t inplanes, std::int64_t planes, std::int64_t stride_,
                        std::shared_ptr<nn::Sequential> downsample_)
     : conv1(conv3x3(inplanes, planes, stride_)), bn1(planes),
