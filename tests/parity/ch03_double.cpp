@@ -91,3 +91,12 @@ PARITY_CASE("double/upsample-bilinear-align-corners") {
 PARITY_CASE("double/embedding") {
   return grad_of((F::embedding(in["i"], in["w"]) * in["v"]).pow(2).sum(), in["w"]).pow(2);
 }
+PARITY_CASE("penalty/conv-transpose2d") {
+  const Tensor& x = in["x"];
+  const Tensor y = F::conv_transpose2d(x, in["w"], in["b"], 2, 1, 1, 2);
+  return grad_of(F::leaky_relu(y, 0.2).pow(2).sum(), x).pow(2).sum();
+}
+PARITY_CASE("double/conv-transpose2d-weight-grad") {
+  const Tensor y = F::conv_transpose2d(in["x"], in["w"], Tensor(), F::IntPair{1, 2}, 0, 0, 1, F::IntPair{2, 1});
+  return grad_of(y.pow(2).sum(), in["w"]);
+}

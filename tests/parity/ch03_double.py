@@ -67,3 +67,10 @@ for name, kw in [("nearest", dict(scale_factor=2, mode="nearest")),
          x=randn(2, 3, 3, 4, **D), w=randn(2, 3, 3, 4, **D))
 case("double/embedding", lambda w, i, v: _grad(((F.embedding(i, w) * v) ** 2).sum(), w) ** 2, grad=True,
      nograd=("v",), w=randn(5, 3, **D), i=randint(0, 5, 4, 2), v=randn(4, 2, 3, **D))
+# conv_transpose2d: the gradient w.r.t. the input, differentiated w.r.t. the weight, the input and
+# the bias; and its weight gradient differentiated again (stride, padding, output_padding, groups).
+case("penalty/conv-transpose2d", lambda x, w, b: (_grad(F.leaky_relu(F.conv_transpose2d(
+     x, w, b, stride=2, padding=1, output_padding=1, groups=2), 0.2).pow(2).sum(), x) ** 2).sum(), grad=True,
+     x=randn(2, 4, 4, 3, **D), w=randn(4, 3, 3, 2, **D), b=randn(6, **D))
+case("double/conv-transpose2d-weight-grad", lambda x, w: _grad(F.conv_transpose2d(x, w, stride=(1, 2),
+     dilation=(2, 1)).pow(2).sum(), w), grad=True, x=randn(2, 3, 4, 5, **D), w=randn(3, 2, 2, 3, **D))

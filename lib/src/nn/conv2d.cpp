@@ -417,8 +417,30 @@ namespace {
 
 struct ConvTranspose : autograd::Function<ConvTranspose> {
   static constexpr const char* name = "ConvolutionBackward0";  // PyTorch's node for both directions
-  static constexpr bool once_differentiable = true;             // the backward is a kernel, not tensor ops
   ConvGeom g{};  // of the adjoint conv2d: g.c = C_out, g.h/g.w = H'/W', g.o = C_in, g.oh/g.ow = H/W
+
+  // create_graph: the gradients written with recorded convolutions (the kernels below otherwise).
+  // dx is the adjoint conv2d of the gradient; dw is that conv2d's weight gradient with its input
+  // the gradient [N, C_out, H, W] and its output gradient x [N, C_in, H', W'] -- per group, a
+  // conv2d with batch as channels, stride and dilation swapped, cropped to the kernel.
+  autograd::Grads backward_with_graph(autograd::Context& ctx, const Tensor& gout) {
+    const Tensor &x = ctx.saved(0), &w = ctx.saved(1);
+    const IntPair stride{g.sh, g.sw}, padding{g.ph, g.pw}, dilation{g.dh, g.dw};
+    Tensor dx, dw, db;
+    if (ctx.needs_input_grad(0)) dx = conv2d(gout, w, Tensor(), stride, padding, dilation, g.groups);
+    if (ctx.needs_input_grad(1)) {
+      std::vector<Tensor> per_group;
+      for (std::int64_t k = 0; k < g.groups; ++k) {
+        const Tensor gk = gout.slice(1, k * g.cg(), (k + 1) * g.cg()).transpose(0, 1);  // [C_out/g, N, H, W]
+        const Tensor xk = x.slice(1, k * g.og(), (k + 1) * g.og()).transpose(0, 1);     // [C_in/g, N, H', W']
+        const Tensor full = conv2d(gk, xk, Tensor(), dilation, padding, stride);
+        per_group.push_back(full.slice(2, 0, g.kh).slice(3, 0, g.kw).transpose(0, 1));  // [C_in/g, C_out/g, kH, kW]
+      }
+      dw = g.groups == 1 ? per_group[0] : cat(per_group, 0);
+    }
+    if (ctx.needs_input_grad(2)) db = gout.sum(std::vector<std::int64_t>{0, 2, 3});
+    return {dx, dw, db};
+  }
 
   Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const ConvGeom& geom) {
@@ -446,6 +468,8 @@ struct ConvTranspose : autograd::Function<ConvTranspose> {
   }
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    if (kindling::detail::grad_mode_enabled() && grads[0].numel() > 0 && ctx.saved(0).numel() > 0)
+      return backward_with_graph(ctx, grads[0]);
     const DType dt = ctx.saved(0).dtype(), ct = kindling::detail::compute_dtype_of(dt);
     const Tensor x = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(0), ct));
     const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(1), ct));
