@@ -248,3 +248,17 @@ TEST_CASE("max_pool2d: the 2x2 float32 vector kernel picks what the float64 scal
       CHECK(sign_mismatches == 0);
     }
 }
+
+TEST_CASE("layers: conv2d of 0 input channels gives zeros (plus the bias), forward and backward") {
+  // No columns to multiply: every output is an empty sum. (The batched-GEMM sizing divided by the
+  // size of one image's columns, 0 here, and the process died of SIGFPE.)
+  const kd::Tensor x = kd::randn({2, 0, 4, 4}).requires_grad_();
+  const kd::Tensor w = kd::randn({3, 0, 3, 3}).requires_grad_();
+  const kd::Tensor b = kd::tensor({1.0f, 2.0f, 3.0f});
+  const kd::Tensor y = F::conv2d(x, w, b);
+  CHECK(y.shape() == kd::Shape{2, 3, 2, 2});
+  CHECK(kd::equal(y, b.reshape({1, 3, 1, 1}).expand({2, 3, 2, 2})));
+  y.sum().backward();
+  CHECK(x.grad().shape() == x.shape());
+  CHECK(w.grad().shape() == w.shape());
+}

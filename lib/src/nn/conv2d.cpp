@@ -188,7 +188,8 @@ constexpr std::int64_t kBatchBytes = 16 << 20;
 template <class T> std::int64_t images_per_gemm(const ConvGeom& g) {
   const std::int64_t l = std::max<std::int64_t>(g.l(), 1);
   if (l > kBatchSmall) return 1;
-  const std::int64_t image_bytes = g.c * g.kh * g.kw * l * std::int64_t(sizeof(T));  // one image's cols
+  // One image's cols; at least 1, so that a convolution of 0 input channels (no columns) does not divide by 0.
+  const std::int64_t image_bytes = std::max<std::int64_t>(g.c * g.kh * g.kw * l * std::int64_t(sizeof(T)), 1);
   const std::int64_t by_bytes = kBatchBytes / image_bytes;
   return std::clamp<std::int64_t>(std::min(kBatchColumns / l, by_bytes), 1, std::max<std::int64_t>(g.n, 1));
 }
