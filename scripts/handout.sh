@@ -32,7 +32,13 @@ case "$dest/" in
 esac
 if [ -e "$dest" ]; then
   if [ -f "$dest/.kindling-handout" ]; then
-    rm -rf "$dest"
+    if [ "${KINDLING_HANDOUT_KEEP_BUILD:-0}" = 1 ]; then
+      # The handout test remakes a handout over its own and keeps the build folder inside it (only the
+      # pieces change). Never for a class: an old build/ may hold compiled reference answers.
+      find "$dest" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
+    else
+      rm -rf "$dest"
+    fi
   elif [ -n "$(ls -A "$dest")" ]; then
     echo "handout: $dest exists and is not an earlier handout; refusing to overwrite it" >&2
     exit 2

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # CTest "grading: handout ..." (label slow): what a class gets from `make handout`, tried as a learner would.
-#   test_handout.sh WORKDIR     (WORKDIR/tree: the handout, WORKDIR/build: its build; kept for speed)
+#   test_handout.sh WORKDIR     (WORKDIR/tree: the handout, WORKDIR/tree/build: its build, kept for speed;
+#   inside the tree, as a learner's `make build` puts it, so that the compiler cache's relative paths
+#   equal the main build's and the handout's library, chapters and tests are cache hits)
 #  1. the handout ships no solutions/, hidden tests, planted bugs or benchmarks; exercises/ are the stubs
 #  2. it configures, builds and `make grade` scores every chapter 0, results written
 #  3. `make run` stops at the first piece not written yet, with NotImplemented's message
@@ -15,8 +17,6 @@ work="$1"
 mkdir -p "$work"
 start=$SECONDS
 fail() { echo "FAIL: $*" >&2; exit 1; }
-# Paths inside the copies are relativised so ccache hits from one run to the next.
-export CCACHE_BASEDIR="$work"
 
 bash "$root/scripts/handout.sh" "$work/tree"
 for gone in solutions tests/grading/hidden tests/tools/planted tests/tools/cheats tests/grading/redteam bench tests/tensor tests/parity/ch01_tensor.py; do
@@ -25,17 +25,17 @@ done
 [ -d "$work/tree/exercises" ] && [ -d "$work/tree/tests/grading/stubs" ] || fail "exercises/ or the stubs missing"
 ! grep -rqs "BEGIN SOLUTION" "$work/tree/exercises" || fail "a solution region shipped"
 
-cmake -S "$work/tree" -B "$work/build" -G Ninja -DKINDLING_REFERENCE=none >/dev/null
-ctest --test-dir "$work/build" -N -L grading | grep -q "solutions/ milestones pass" && fail "handout registers solution tests"
+cmake -S "$work/tree" -B "$work/tree/build" -G Ninja -DKINDLING_REFERENCE=none >/dev/null
+ctest --test-dir "$work/tree/build" -N -L grading | grep -q "solutions/ milestones pass" && fail "handout registers solution tests"
 
 # 2. every chapter 0 / 100 (milestones included), results written
-/usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/build" --out "$work/build/grade" \
+/usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/tree/build" --out "$work/tree/build/grade" \
   --jobs 2 --expect zero --quiet
-[ -s "$work/build/grade/results.json" ] && [ -s "$work/build/grade/junit.xml" ] || fail "results not written"
+[ -s "$work/tree/build/grade/results.json" ] && [ -s "$work/tree/build/grade/junit.xml" ] || fail "results not written"
 
 # 3. make run: builds the learner's library and stops at the first unimplemented piece, naming it
 set +e
-run_out=$(make -C "$work/tree" --no-print-directory run BUILD="$work/build" 2>&1)
+run_out=$(make -C "$work/tree" --no-print-directory run BUILD="$work/tree/build" 2>&1)
 run_rc=$?
 set -e
 [ $run_rc -ne 0 ] || fail "make run succeeded on stubs"
@@ -46,7 +46,7 @@ grep -q "run-chapters: stopped at program 1 " <<<"$run_out" || fail "make run di
 # 4. pieces that call the library's public functions: each recurses into itself and earns nothing
 cp "$root"/tests/tools/library_calls/ch01/*.cpp "$work/tree/exercises/ch01/"
 printf 'int this does not compile;\n' >> "$work/tree/exercises/ch01/ex3_broadcast.cpp"  # compile isolation
-/usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/build" --out "$work/build/grade-calls" \
+/usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/tree/build" --out "$work/tree/build/grade-calls" \
   --chapter 01 --no-milestone --jobs 2 --expect zero --quiet > "$work/calls.txt" || { cat "$work/calls.txt"; fail "library calls earned points"; }
 grep -q "stack overflow\|does the piece's job" "$work/calls.txt" \
   || { cat "$work/calls.txt"; fail "neither the recursion (a stack overflow) nor the refused route was named"; }
@@ -61,7 +61,7 @@ cp "$work"/tree/tests/grading/stubs/ch01/*.cpp "$work/tree/exercises/ch01/"
 # learner's `make grade` does; none earns a point or leaks (run_redteam.py; the stubs are put back).
 # One attack per class, and every attack on the compile step (where a handout differs from the full
 # tree: the learner's own build folder, ccache, no solutions/); the full tree runs them all (make test).
-/usr/bin/python3 "$root/tests/grading/redteam/run_redteam.py" --handout "$work/tree" --handout-build "$work/build" \
+/usr/bin/python3 "$root/tests/grading/redteam/run_redteam.py" --handout "$work/tree" --handout-build "$work/tree/build" \
   --only ctor_forge,incbin_replay,include_solution,ccache_poison,incbin_secret,nosandbox_read_unsandboxed,symlink_outputs,library_route,checker_links \
   > "$work/redteam.txt" 2>&1 || { cat "$work/redteam.txt"; fail "an attack of the red-team suite succeeded in the handout"; }
 tail -1 "$work/redteam.txt"
@@ -74,8 +74,8 @@ if [ "${KINDLING_HANDOUT_FULL:-0}" = 1 ]; then
     c="$(basename "$(dirname "$m")")"
     graded+=("${c#ch}")
   done
-  bash "$root/scripts/handout.sh" "$work/tree" "${graded[@]}"
-  make -C "$work/tree" --no-print-directory run BUILD="$work/build" >"$work/run-ref.txt" 2>&1 \
+  KINDLING_HANDOUT_KEEP_BUILD=1 bash "$root/scripts/handout.sh" "$work/tree" "${graded[@]}"
+  make -C "$work/tree" --no-print-directory run BUILD="$work/tree/build" >"$work/run-ref.txt" 2>&1 \
     || { tail -30 "$work/run-ref.txt"; fail "a chapter program failed with REFERENCE=${graded[*]}"; }
   grep -q "run-chapters: .* program(s) ran" "$work/run-ref.txt" || fail "no programs ran"
 fi
