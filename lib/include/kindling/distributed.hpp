@@ -1,0 +1,5 @@
+#pragma once
+/// @file
+/// Training on many processes: the process group and its collectives over MPI.
+/// `#include <kindling/distributed.hpp>`.
+#include "kindling/distributed/process_group.hpp"
