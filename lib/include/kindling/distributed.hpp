@@ -3,3 +3,4 @@
 /// Training on many processes: the process group and its collectives over MPI.
 /// `#include <kindling/distributed.hpp>`.
 #include "kindling/distributed/process_group.hpp"
+#include "kindling/distributed/sampler.hpp"
