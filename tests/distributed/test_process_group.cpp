@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <kindling/distributed.hpp>
+#include <kindling/nn.hpp>
 #include <kindling/tensor.hpp>
 
 namespace kd = kindling;
@@ -23,7 +24,7 @@ TEST_CASE("process group: without mpirun the world is one process") {
   CHECK_THROWS_WITH(dist::init_process_group({.backend = "nccl"}), Catch::Contains("backend 'nccl'"));
 }
 
-TEST_CASE("process group: collectives in a world of one, every dtype, sync and async") {
+TEST_CASE("process group: collectives in a world of one on every dtype sync and async") {
   ensure_init();
   for (kd::DType d : {kd::kFloat32, kd::kFloat64, kd::kBFloat16, kd::kInt64}) {
     kd::Tensor t = kd::arange(0, 7).to(d);
@@ -62,4 +63,52 @@ TEST_CASE("process group: bad tensors are refused with their reason") {
   CHECK_THROWS_WITH(dist::all_gather(two, m), Catch::Contains("2 output tensors for a world of 1"));
   CHECK_THROWS_WITH(dist::all_gather_into_tensor(kd::zeros({5}), m), Catch::Contains("world_size (1) x 12"));
   CHECK_THROWS_WITH(dist::all_reduce(kd::Tensor()), Catch::Contains("undefined"));
+}
+
+TEST_CASE("DistributedDataParallel: buckets of 1 MB first then 25 MB in reverse registration order") {
+  ensure_init();
+  // PyTorch's rule on sizes: float32 tensors of 0.6 MB, 0.6 MB, 10 MB, 20 MB, 1 KB (bytes below).
+  std::vector<kd::Tensor> ts;
+  for (std::int64_t n : {157286, 157286, 2621440, 5242880, 256}) ts.push_back(kd::empty({n}));
+  const auto b = dist::compute_bucket_assignment_by_size(ts, {1 << 20, 25 << 20});
+  // 0.6 + 0.6 >= 1 MB closes the first bucket; 10 + 20 >= 25 MB the second; the rest is the third.
+  CHECK(b == std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}, {4}});
+  // Dtypes never share a bucket.
+  const auto mixed = dist::compute_bucket_assignment_by_size({kd::empty({4}), kd::empty({4}, {.dtype = kd::kFloat64}),
+                                                              kd::empty({4})}, {1 << 20});
+  CHECK(mixed == std::vector<std::vector<std::size_t>>{{0, 2}, {1}});
+}
+
+namespace {
+struct TwoLayers : kd::nn::Module {
+  kd::nn::Linear fc1{4, 3};
+  kd::nn::Linear fc2{3, 2};
+  TwoLayers() {
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return fc2(fc1(x)); }
+};
+}  // namespace
+
+TEST_CASE("DistributedDataParallel: a world of one keeps the gradients and names an unused parameter") {
+  ensure_init();
+  TwoLayers net;
+  dist::DistributedDataParallel ddp(net, {.bucket_cap_mb = 1e-5, .first_bucket_mb = 1e-5});
+  // 10-byte buckets: fc2.bias (8 bytes, the last registered) is not enough, fc2.weight closes it.
+  CHECK(ddp.bucket_indices().front() == std::vector<std::size_t>{3, 2});
+  CHECK(ddp.bucket_indices().size() == 3);
+  const kd::Tensor x = kd::randn({5, 4});
+  ddp(x).sum().backward();
+  std::vector<kd::Tensor> got;
+  for (const auto& p : net.parameters()) got.push_back(p.grad().clone());
+  net.zero_grad();
+  net(x).sum().backward();
+  const auto params = net.parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) CHECK(kd::allclose(got[i], params[i].grad()));
+  // fc1 unused: its buckets never complete, and the next forward says which parameters.
+  net.zero_grad();
+  ddp(x);
+  net.fc2(kd::randn({5, 3})).sum().backward();
+  CHECK_THROWS_WITH(ddp(x), Catch::Contains("parameter(s) 0, 1"));
 }

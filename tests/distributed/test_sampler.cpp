@@ -25,7 +25,7 @@ TEST_CASE("DistributedSampler: the ranks' shards cover every index exactly once 
   }
 }
 
-TEST_CASE("DistributedSampler: set_epoch changes the order, the same epoch repeats it") {
+TEST_CASE("DistributedSampler: set_epoch changes the order and the same epoch repeats it") {
   dist::DistributedSampler s(50, {.num_replicas = 2, .rank = 1});
   const auto e0 = s.indices();
   s.set_epoch(1);
@@ -35,7 +35,7 @@ TEST_CASE("DistributedSampler: set_epoch changes the order, the same epoch repea
   CHECK(s.indices() == e0);
 }
 
-TEST_CASE("DistributedSampler: padding repeats indices, drop_last drops the tail") {
+TEST_CASE("DistributedSampler: padding repeats indices and drop_last drops the tail") {
   dist::DistributedSampler padded(10, {.num_replicas = 4, .rank = 3, .shuffle = false});
   CHECK(padded.size() == 3);
   CHECK(padded.indices() == std::vector<std::int64_t>{3, 7, 1});  // 10, 11 are 0, 1 again

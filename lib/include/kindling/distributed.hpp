@@ -4,3 +4,4 @@
 /// `#include <kindling/distributed.hpp>`.
 #include "kindling/distributed/process_group.hpp"
 #include "kindling/distributed/sampler.hpp"
+#include "kindling/distributed/ddp.hpp"
