@@ -1,18 +1,34 @@
-// Rank 1 throws before the all-reduce that rank 0 is already waiting in. Without the terminate
-// handler of init_process_group, rank 0 would wait forever; with it, the job ends with rank 1's
-// message (MPI_Abort stops every rank).
+// One rank throws while the others wait for it. Without the terminate handler of
+// init_process_group the others would wait forever; with it, the job ends with the failing
+// rank's message (MPI_Abort stops every rank).
+//   (no argument)  rank 1 throws before an all-reduce that rank 0 is already waiting in
+//   ddp            rank 1 throws between its forward and its backward in DistributedDataParallel
+//                  training, while rank 0's backward waits for its buckets' all-reduces
 #include <kindling/distributed.hpp>
+#include <kindling/nn.hpp>
 #include <kindling/tensor.hpp>
 
 #include <stdexcept>
+#include <string>
 
 namespace kd = kindling;
 namespace dist = kindling::distributed;
 
-int main() {
+int main(int argc, char** argv) {
   dist::init_process_group();
+  const int rank = dist::get_rank();
+  if (argc > 1 && std::string(argv[1]) == "ddp") {
+    kd::nn::Linear net(6, 2);
+    dist::DistributedDataParallel ddp(net);
+    for (int step = 0; step < 3; ++step) {
+      kd::Tensor loss = ddp(kd::randn({4, 6})).sum();
+      if (rank == 1 && step == 1) throw std::runtime_error("a NaN in the batch of rank 1 at step 1");
+      loss.backward();
+    }
+    return 0;
+  }
   kd::Tensor t = kd::ones({4});
-  if (dist::get_rank() == 1) throw std::runtime_error("the data of rank 1 is broken");
+  if (rank == 1) throw std::runtime_error("the data of rank 1 is broken");
   dist::all_reduce(t);  // rank 0 waits here for rank 1
   return 0;
 }
