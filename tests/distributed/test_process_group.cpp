@@ -65,20 +65,6 @@ TEST_CASE("process group: bad tensors are refused with their reason") {
   CHECK_THROWS_WITH(dist::all_reduce(kd::Tensor()), Catch::Contains("undefined"));
 }
 
-TEST_CASE("DistributedDataParallel: buckets of 1 MB first then 25 MB in reverse registration order") {
-  ensure_init();
-  // PyTorch's rule on sizes: float32 tensors of 0.6 MB, 0.6 MB, 10 MB, 20 MB, 1 KB (bytes below).
-  std::vector<kd::Tensor> ts;
-  for (std::int64_t n : {157286, 157286, 2621440, 5242880, 256}) ts.push_back(kd::empty({n}));
-  const auto b = dist::compute_bucket_assignment_by_size(ts, {1 << 20, 25 << 20});
-  // 0.6 + 0.6 >= 1 MB closes the first bucket; 10 + 20 >= 25 MB the second; the rest is the third.
-  CHECK(b == std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}, {4}});
-  // Dtypes never share a bucket.
-  const auto mixed = dist::compute_bucket_assignment_by_size({kd::empty({4}), kd::empty({4}, {.dtype = kd::kFloat64}),
-                                                              kd::empty({4})}, {1 << 20});
-  CHECK(mixed == std::vector<std::vector<std::size_t>>{{0, 2}, {1}});
-}
-
 namespace {
 struct TwoLayers : kd::nn::Module {
   kd::nn::Linear fc1{4, 3};

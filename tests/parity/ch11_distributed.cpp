@@ -51,6 +51,37 @@ const bool registered = [] {
 }();
 }  // namespace
 
+namespace {
+struct BucketCase {
+  const char* name;
+  std::vector<std::pair<std::int64_t, kd::DType>> sizes;
+  std::vector<std::int64_t> limits;
+};
+
+const bool buckets_registered = [] {
+  const kd::DType f = kd::kFloat32, d = kd::kFloat64;
+  static const std::vector<BucketCase> cases = {
+      {"buckets/1MB-then-25MB", {{157286, f}, {157286, f}, {2621440, f}, {5242880, f}, {256, f}}, {1 << 20, 25 << 20}},
+      {"buckets/dtypes-apart", {{4, f}, {4, d}, {4, f}, {300000, d}, {9, d}}, {1 << 20}},
+      {"buckets/small-limits", {{3, f}, {40, f}, {7, f}, {100, f}, {1, f}, {1, f}, {64, f}, {20, f}}, {16, 200, 100}},
+      {"buckets/exact-limit", {{256, f}, {256, f}, {512, f}}, {1024, 2048}},
+  };
+  for (const BucketCase& c : cases) {
+    parity::register_case(c.name, [&c](parity::Inputs&) -> parity::Outputs {
+      std::vector<kd::Tensor> tensors;
+      for (auto [n, dtype] : c.sizes) tensors.push_back(kd::empty({n}, {.dtype = dtype}));
+      std::vector<std::int64_t> flat;
+      for (const auto& b : dist::compute_bucket_assignment_by_size(tensors, c.limits)) {
+        for (std::size_t i : b) flat.push_back(static_cast<std::int64_t>(i));
+        flat.push_back(-1);
+      }
+      return as_tensor(flat);
+    });
+  }
+  return true;
+}();
+}  // namespace
+
 PARITY_CASE("sampler/rank-out-of-range") {
   return as_tensor(dist::DistributedSampler(5, {.num_replicas = 2, .rank = 2}).indices());
 }

@@ -40,3 +40,25 @@ def randperm_case(n, s):
 
 for n, s in ((0, 0), (1, 5), (10, 0), (1000, 123), (100000, 7), (20, 2**32 + 5)):
     randperm_case(n, s)
+
+# DistributedDataParallel's bucket rule: torch.distributed._compute_bucket_assignment_by_size on
+# tensors of the given element counts and dtypes, the buckets written one after the other with -1
+# after each.
+def buckets_case(name, sizes, limits):
+    def run():
+        tensors = [torch.empty(n, dtype=getattr(torch, d)) for n, d in sizes]
+        buckets, _ = torch.distributed._compute_bucket_assignment_by_size(tensors, limits)
+        return torch.tensor([i for b in buckets for i in b + [-1]], dtype=torch.int64)
+    case(f"buckets/{name}", run)
+
+
+BUCKET_CASES = {
+    "1MB-then-25MB": ([(157286, "float32"), (157286, "float32"), (2621440, "float32"), (5242880, "float32"),
+                       (256, "float32")], [1 << 20, 25 << 20]),
+    "dtypes-apart": ([(4, "float32"), (4, "float64"), (4, "float32"), (300000, "float64"), (9, "float64")],
+                     [1 << 20]),
+    "small-limits": ([(n, "float32") for n in (3, 40, 7, 100, 1, 1, 64, 20)], [16, 200, 100]),
+    "exact-limit": ([(256, "float32"), (256, "float32"), (512, "float32")], [1024, 2048]),
+}
+for name, (sizes, limits) in BUCKET_CASES.items():
+    buckets_case(name, sizes, limits)
