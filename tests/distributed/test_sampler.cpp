@@ -4,7 +4,11 @@
 
 #include <algorithm>
 
+#include <kindling/data.hpp>
 #include <kindling/distributed.hpp>
+#include <kindling/tensor.hpp>
+
+namespace kd = kindling;
 
 namespace dist = kindling::distributed;
 
@@ -43,4 +47,18 @@ TEST_CASE("DistributedSampler: padding repeats indices and drop_last drops the t
   CHECK(dropped.size() == 2);
   CHECK(dropped.indices() == std::vector<std::int64_t>{3, 7});
   CHECK_THROWS_WITH(dist::DistributedSampler(10, {.num_replicas = 2, .rank = 2}), Catch::Contains("invalid rank 2"));
+}
+
+TEST_CASE("DistributedSampler: a DataLoader given it reads this rank's shard in its order") {
+  // 10 samples whose data is their index; rank 1 of 3 reads every third index of the epoch's order.
+  kd::data::TensorDataset data(kd::arange(0, 10).to(kd::kFloat32).unsqueeze(1), kd::arange(0, 10));
+  auto sampler = std::make_shared<dist::DistributedSampler>(
+      10, dist::DistributedSamplerOptions{.num_replicas = 3, .rank = 1, .seed = 9});
+  sampler->set_epoch(2);
+  kd::data::DataLoader loader(data, {.batch_size = 2, .sampler = sampler});
+  std::vector<std::int64_t> seen;
+  for (auto& [inputs, labels] : loader)
+    for (std::int64_t i = 0; i < labels.numel(); ++i) seen.push_back(labels[i].item<std::int64_t>());
+  CHECK(seen == sampler->indices());
+  CHECK(seen.size() == 4);  // ceil(10 / 3)
 }
