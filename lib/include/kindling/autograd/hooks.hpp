@@ -60,7 +60,8 @@ RemovableHandle register_prehook(Node& node, TensorHook fn, std::uint32_t output
 
 /// PyTorch 2.1's `Tensor.register_post_accumulate_grad_hook`: `fn(leaf)` runs each time a
 /// backward has added a gradient into `leaf.grad()` (after the addition, so `.grad` is final for
-/// this backward). DistributedDataParallel starts a bucket's all-reduce from it. Leaves only.
+/// this backward): data-parallel training starts averaging a group of gradients from it, while
+/// backward goes on. Leaves only.
 RemovableHandle register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor& leaf)> fn);
 
 }  // namespace kindling::autograd
