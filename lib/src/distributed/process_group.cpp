@@ -10,6 +10,7 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <chrono>
 #include <climits>
 #include <condition_variable>
 #include <cstdio>
@@ -70,6 +71,8 @@ namespace {
 
 // ---- the communication thread ---------------------------------------------------------------------
 
+void check_mpi(int rc, const char* op);  // below: an MPI error code as a DistributedError
+
 class CommThread {
  public:
   // Starts the thread and MPI on it; throws what MPI_Init_thread said if it failed.
@@ -86,6 +89,9 @@ class CommThread {
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
       MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
       MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
+      // A communicator of its own for the barrier at exit (exit_barrier): it never meets the
+      // program's collectives, even when a rank leaves in the middle of one.
+      MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm_);
       make_bf16_ops();
     });
   }
@@ -130,6 +136,24 @@ class CommThread {
     cv_.notify_one();
     thread_.join();
     if (error) std::rethrow_exception(error);
+  }
+
+  // True when every rank reached it within `seconds`; false leaves the barrier pending (the job
+  // is about to be aborted).
+  bool exit_barrier(double seconds) {
+    bool all_there = false;
+    run_and_wait([&] {
+      MPI_Request request;
+      check_mpi(MPI_Ibarrier(exit_comm_, &request), "exit");
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+      int done = 0;
+      while (!done && std::chrono::steady_clock::now() < deadline) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      all_there = done != 0;
+    });
+    return all_there;
   }
 
   int rank() const { return rank_; }
@@ -179,6 +203,7 @@ class CommThread {
   bool stopping_ = false;
   int rank_ = 0, world_size_ = 1;
   MPI_Op bf16_ops_[2] = {MPI_OP_NULL, MPI_OP_NULL};
+  MPI_Comm exit_comm_ = MPI_COMM_NULL;
 };
 
 // The process's one communication thread. Made once and never destroyed (its thread is joined
@@ -201,8 +226,22 @@ void on_terminate() {
   abort_job(what);
 }
 
+// The process ends without destroy_process_group: main returned (perhaps with an error code after
+// catching an exception) or exit() was called. MPI_Finalize would wait for every rank, and a rank
+// still waiting in a collective for this one would wait forever: so first a barrier with a time
+// limit (KINDLING_DISTRIBUTED_EXIT_TIMEOUT seconds, 30 by default); a rank the others do not meet
+// in time ends the whole job with a message instead of hanging it.
 void destroy_at_exit() {
-  if (is_initialized()) destroy_process_group();
+  if (!is_initialized()) return;
+  double seconds = 30;
+  if (const char* env = std::getenv("KINDLING_DISTRIBUTED_EXIT_TIMEOUT")) seconds = std::atof(env);
+  if (g_comm->world_size() > 1 && !g_comm->exit_barrier(seconds)) {
+    abort_job("this rank is exiting without destroy_process_group(), and after " + std::to_string(seconds) +
+              " s the other ranks have not reached their exit (they may be waiting for this rank in a "
+              "collective). Ending every rank. Hint: call kd::distributed::destroy_process_group() at "
+              "the end of main on every rank.");
+  }
+  destroy_process_group();
 }
 
 CommThread& comm(const char* op) {
