@@ -19,6 +19,8 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev
   # chapter 8's kernel emulator switches between GPU threads with Boost.Context (no system call)
   libboost-context-dev
+  # chapter 11's processes talk through MPI (OpenMPI: mpirun and the library)
+  openmpi-bin libopenmpi-dev
   # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
   catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev
   # the benchmark's peers at their best: tcmalloc (and jemalloc, to compare) preloaded (bench/bench_util.hpp)

@@ -141,3 +141,20 @@ TEST_CASE("hooks: Sequential calls its children like model(x), so their hooks ru
   (void)seq(kd::ones({1, 2}));
   CHECK(calls == 1);
 }
+
+TEST_CASE("hooks: register_post_accumulate_grad_hook runs after .grad holds the sum and can be removed") {
+  kd::Tensor w = kd::ones({3}).requires_grad_();
+  std::vector<float> seen;
+  auto handle = kd::autograd::register_post_accumulate_grad_hook(w, [&](const kd::Tensor& leaf) {
+    seen.push_back(leaf.grad().sum().item<float>());
+  });
+  (w * 2).sum().backward();
+  (w * 3).sum().backward();  // accumulates: the hook sees 2 + 3 per element
+  CHECK(seen == std::vector<float>{6, 15});
+  handle.remove();
+  (w * 1).sum().backward();
+  CHECK(seen.size() == 2);
+  kd::Tensor y = w * 2;
+  CHECK_THROWS_WITH(kd::autograd::register_post_accumulate_grad_hook(y, [](const kd::Tensor&) {}),
+                    Catch::Contains("not a leaf that requires grad"));
+}

@@ -308,6 +308,8 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
       if (--t.dependencies == 0) ready.push(child);
     }
     // [end]
+    // register_post_accumulate_grad_hook: the leaf's .grad is final for this backward.
+    if (is_leaf_node && any && accumulate_leaves && n->hooks()) [[unlikely]] run_post_accumulate_hooks(*n);
   }
 }
 

@@ -7,6 +7,8 @@ namespace kindling::autograd {
 
 /// Runs the node's tensor hooks on the gradients coming into it; a defined result replaces one.
 void run_pre_hooks(const Node& node, Grads& grads);
+/// A leaf's post-accumulate hooks, after its AccumulateGrad added into .grad.
+void run_post_accumulate_hooks(const Node& node);
 /// Anomaly mode: throws AnomalyError when a gradient the node returned holds a NaN or an Inf.
 void check_backward_outputs(const Node& node, const Grads& grads);
 /// Anomaly mode with check_forward: throws AnomalyError when a recorded result holds NaN or Inf.

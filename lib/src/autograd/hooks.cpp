@@ -69,6 +69,38 @@ void run_pre_hooks(const Node& node, Grads& grads) {
   }
 }
 
+void run_post_accumulate_hooks(const Node& node) {
+  NodeHooks* hooks = node.hooks();
+  if (hooks->post_accumulate_hooks.empty()) return;
+  const auto* acc = dynamic_cast<const AccumulateGrad*>(&node);
+  if (!acc) return;
+  const std::vector<NodeHooks::PostAccumulateHook> list = hooks->post_accumulate_hooks;  // a hook may remove itself
+  for (const auto& h : list) h.fn(acc->variable());
+}
+
+RemovableHandle register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> fn) {
+  if (!leaf.defined()) throw ValueError("register_post_accumulate_grad_hook: the tensor is undefined.");
+  AutogradMeta* meta = autograd_meta(leaf);
+  if (!meta || !meta->requires_grad || meta->grad_fn) {
+    throw AutogradError("register_post_accumulate_grad_hook: the tensor (shape " + shape_str(leaf.shape()) +
+                        ") is not a leaf that requires grad; only leaves (parameters) accumulate into .grad.");
+  }
+  if (!fn) throw ValueError("register_post_accumulate_grad_hook: the hook is empty.");
+  if (!meta->leaf_hooks) {  // as in register_hook: shared with whichever AccumulateGrad the leaf has
+    auto acc = meta->grad_accumulator.lock();
+    meta->leaf_hooks = acc && acc->shared_hooks() ? acc->shared_hooks() : std::make_shared<NodeHooks>();
+    if (acc) acc->set_hooks(meta->leaf_hooks);
+  }
+  const std::uint64_t id = next_hook_id();
+  meta->leaf_hooks->post_accumulate_hooks.push_back({id, std::move(fn)});
+  std::weak_ptr<NodeHooks> weak = meta->leaf_hooks;
+  return RemovableHandle([weak, id] {
+    if (auto h = weak.lock()) {
+      std::erase_if(h->post_accumulate_hooks, [id](const NodeHooks::PostAccumulateHook& p) { return p.id == id; });
+    }
+  });
+}
+
 }  // namespace kindling::autograd
 
 namespace kindling {

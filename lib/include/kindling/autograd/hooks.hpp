@@ -44,6 +44,12 @@ struct NodeHooks {
     TensorHook fn;
   };
   std::vector<PreHook> pre_hooks;        ///< tensor hooks, in registration order
+  struct PostAccumulateHook {
+    std::uint64_t id;
+    std::function<void(const Tensor& leaf)> fn;
+  };
+  /// On a leaf's AccumulateGrad: run after the gradient was added into `.grad`.
+  std::vector<PostAccumulateHook> post_accumulate_hooks;
   std::optional<CreationTrace> trace;    ///< anomaly mode: where the node was made
 };
 
@@ -51,5 +57,11 @@ struct NodeHooks {
 /// gradient that reached output `output_nr` of `node` -- the sum over every use of that output --
 /// before the node's formula runs. Tools that watch a whole graph use it (GradientFlow).
 RemovableHandle register_prehook(Node& node, TensorHook fn, std::uint32_t output_nr = 0);
+
+/// PyTorch 2.1's `Tensor.register_post_accumulate_grad_hook`: `fn(leaf)` runs each time a
+/// backward has added a gradient into `leaf.grad()` (after the addition, so `.grad` is final for
+/// this backward): data-parallel training starts averaging a group of gradients from it, while
+/// backward goes on. Leaves only.
+RemovableHandle register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor& leaf)> fn);
 
 }  // namespace kindling::autograd

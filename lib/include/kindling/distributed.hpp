@@ -1,0 +1,7 @@
+#pragma once
+/// @file
+/// Training on many processes: the process group and its collectives over MPI.
+/// `#include <kindling/distributed.hpp>`.
+#include "kindling/distributed/process_group.hpp"
+#include "kindling/distributed/sampler.hpp"
+#include "kindling/distributed/ddp.hpp"

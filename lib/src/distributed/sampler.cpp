@@ -1,0 +1,86 @@
+// DistributedSampler, line for line PyTorch's (torch/utils/data/distributed.py).
+#include "kindling/distributed/sampler.hpp"
+
+#include <random>
+#include <string>
+
+#include "kindling/distributed/process_group.hpp"
+#include "kindling/tensor/error.hpp"
+
+namespace kindling::distributed {
+
+std::vector<std::int64_t> torch_randperm(std::int64_t n, std::uint64_t seed) {
+  if (n < 0) throw ValueError("torch_randperm: n must be non-negative, got " + std::to_string(n) + ".");
+  std::vector<std::int64_t> r(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) r[i] = i;
+  std::mt19937 engine(static_cast<std::uint32_t>(seed));  // at::mt19937 keeps the low 32 bits too
+  for (std::int64_t i = 0; i + 1 < n; ++i) {
+    const auto z = static_cast<std::int64_t>(engine() % static_cast<std::uint64_t>(n - i));
+    std::swap(r[i], r[i + z]);
+  }
+  return r;
+}
+
+namespace {
+std::int64_t from_group(const std::optional<std::int64_t>& given, const char* what) {
+  if (given) return *given;
+  if (!is_initialized()) {
+    throw DistributedError(std::string("DistributedSampler: ") + what + " was not given and the process group is "
+                           "not initialised. Hint: call kd::distributed::init_process_group() first, or pass "
+                           ".num_replicas and .rank.");
+  }
+  return std::string(what) == "num_replicas" ? get_world_size() : get_rank();
+}
+}  // namespace
+
+DistributedSampler::DistributedSampler(std::int64_t dataset_size, DistributedSamplerOptions options)
+    : dataset_size_(dataset_size),
+      num_replicas_(from_group(options.num_replicas, "num_replicas")),
+      rank_(from_group(options.rank, "rank")),
+      options_(options) {
+  if (dataset_size < 0) {
+    throw ValueError("DistributedSampler: the dataset size is " + std::to_string(dataset_size) + ".");
+  }
+  if (num_replicas_ < 1) {
+    throw ValueError("DistributedSampler: num_replicas must be at least 1, got " + std::to_string(num_replicas_) +
+                     ".");
+  }
+  if (rank_ < 0 || rank_ >= num_replicas_) {
+    throw ValueError("DistributedSampler: invalid rank " + std::to_string(rank_) +
+                     ", rank should be in the interval [0, " + std::to_string(num_replicas_ - 1) + "].");
+  }
+  // drop_last with a remainder: the largest equal shards that fit; otherwise the smallest equal
+  // shards that hold everything (some indices then appear twice in an epoch).
+  if (options.drop_last && dataset_size % num_replicas_ != 0) {
+    num_samples_ = (dataset_size - num_replicas_ + num_replicas_ - 1) / num_replicas_;  // ceil((n - R) / R)
+    if (dataset_size < num_replicas_) num_samples_ = 0;  // PyTorch's math.ceil of a negative fraction
+  } else {
+    num_samples_ = (dataset_size + num_replicas_ - 1) / num_replicas_;
+  }
+}
+
+std::vector<std::int64_t> DistributedSampler::indices(Generator& /*gen*/) const { return indices(); }
+
+std::vector<std::int64_t> DistributedSampler::indices() const {
+  std::vector<std::int64_t> order;
+  if (options_.shuffle) {
+    order = torch_randperm(dataset_size_, options_.seed + static_cast<std::uint64_t>(epoch_));
+  } else {
+    order.resize(static_cast<std::size_t>(dataset_size_));
+    for (std::int64_t i = 0; i < dataset_size_; ++i) order[i] = i;
+  }
+  const std::int64_t total = total_size();
+  if (!options_.drop_last) {
+    // Pad by repeating the order from its start (several times if the dataset is tiny).
+    const std::int64_t n = dataset_size_;
+    for (std::int64_t i = 0; static_cast<std::int64_t>(order.size()) < total && n > 0; ++i) order.push_back(order[i % n]);
+  } else {
+    order.resize(static_cast<std::size_t>(total));
+  }
+  std::vector<std::int64_t> mine;
+  mine.reserve(static_cast<std::size_t>(num_samples_));
+  for (std::int64_t i = rank_; i < total; i += num_replicas_) mine.push_back(order[i]);
+  return mine;
+}
+
+}  // namespace kindling::distributed
