@@ -1,0 +1,100 @@
+// Chapter 12 parity: the Kindling twin of every case in ch12_text.py.
+#include <kindling/text.hpp>
+
+#include "parity.hpp"
+
+namespace {
+using kd::Tensor;
+namespace F = kd::nn::functional;
+
+constexpr std::int64_t E = 8, H = 2;
+
+std::pair<Tensor, Tensor> mha(parity::Inputs& in, const Tensor& q, const Tensor& k, const Tensor& v,
+                              F::MultiheadAttentionForwardOptions o = {}, std::int64_t heads = H) {
+  auto get = [&](const char* n) { return in.all().count(n) ? in[n] : Tensor(); };
+  return F::multi_head_attention_forward(q, k, v, q.size(-1), heads, in["w"], get("b"), 0.0, in["ow"], get("ob"),
+                                         true, o);
+}
+parity::Outputs both(std::pair<Tensor, Tensor> p) { return {p.first, p.second}; }
+// (key length 5) >= (valid lengths 5 and 3): the last two keys of batch 1 are padding.
+Tensor padding() {
+  return kd::arange(5).unsqueeze(0) >= kd::tensor(std::vector<std::int64_t>{5, 3}, {2}).unsqueeze(1);
+}
+}  // namespace
+
+PARITY_CASE("sdpa/basic") { return F::scaled_dot_product_attention(in["q"], in["k"], in["v"]); }
+PARITY_CASE("sdpa/causal") {
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], Tensor(), 0.0, /*is_causal=*/true);
+}
+PARITY_CASE("sdpa/bool-mask") {
+  Tensor allowed = kd::masked_fill(in["r"] > 0.4, kd::arange(6) == 0, true);
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], allowed);
+}
+PARITY_CASE("sdpa/float-mask") { return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], in["m"]); }
+PARITY_CASE("sdpa/non-contiguous") {
+  return F::scaled_dot_product_attention(in["q"].transpose(1, 2), in["k"].transpose(1, 2), in["v"].transpose(1, 2));
+}
+PARITY_CASE("sdpa/float64") {
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], Tensor(), 0.0, true);
+}
+PARITY_CASE("sdpa/bad-head-dim") { return F::scaled_dot_product_attention(in["q"], in["k"], in["v"]); }
+
+PARITY_CASE("mha/self") { return both(mha(in, in["x"], in["x"], in["x"])); }
+PARITY_CASE("mha/cross-per-head") {
+  return both(mha(in, in["q"], in["kv"], in["kv"], {.average_attn_weights = false}));
+}
+PARITY_CASE("mha/separate-kv") { return both(mha(in, in["q"], in["k"], in["v"])); }
+PARITY_CASE("mha/batch-first") {
+  // What MultiheadAttention's batch_first does: [N, L, E] viewed as [L, N, E] (not contiguous) and
+  // the output transposed back (tests/text checks the module against this path).
+  Tensor x = in["x"];
+  auto [out, w] = F::multi_head_attention_forward(x.transpose(0, 1), x.transpose(0, 1), x.transpose(0, 1), E, H,
+                                                  in["w"], in["b"], 0.0, in["ow"], in["ob"], true);
+  return {out.transpose(0, 1), w};
+}
+PARITY_CASE("mha/no-bias") { return both(mha(in, in["x"], in["x"], in["x"])); }
+PARITY_CASE("mha/no-weights") {
+  auto [out, w] = mha(in, in["x"], in["x"], in["x"], {.need_weights = false});
+  if (w.defined()) throw kd::Error("need_weights=false returned weights");
+  return out;
+}
+PARITY_CASE("mha/unbatched") { return both(mha(in, in["x"], in["x"], in["x"])); }
+PARITY_CASE("mha/attn-mask-bool") {
+  Tensor mask = kd::masked_fill(in["r"] > 0.6, kd::arange(5) == 0, false);
+  return both(mha(in, in["x"], in["x"], in["x"], {.attn_mask = mask}));
+}
+PARITY_CASE("mha/attn-mask-causal") {
+  Tensor mask = kd::triu(kd::ones({5, 5}), 1).to(kd::kBool);
+  return both(mha(in, in["x"], in["x"], in["x"], {.attn_mask = mask}));
+}
+PARITY_CASE("mha/attn-mask-float-3d") { return both(mha(in, in["x"], in["x"], in["x"], {.attn_mask = in["m"]})); }
+PARITY_CASE("mha/key-padding-mask") {
+  return both(mha(in, in["x"], in["x"], in["x"], {.key_padding_mask = padding()}));
+}
+PARITY_CASE("mha/both-masks") {
+  Tensor mask = kd::triu(kd::ones({5, 5}), 1) * -1e9;
+  return both(mha(in, in["x"], in["x"], in["x"], {.key_padding_mask = padding(), .attn_mask = mask}));
+}
+PARITY_CASE("mha/key-padding-float") {
+  return both(mha(in, in["x"], in["x"], in["x"], {.key_padding_mask = in["p"]}));
+}
+PARITY_CASE("mha/four-heads") { return both(mha(in, in["x"], in["x"], in["x"], {}, 4)); }
+PARITY_CASE("mha/empty-batch") { return both(mha(in, in["x"], in["x"], in["x"])); }
+PARITY_CASE("mha/bad-mask-shape") {
+  return both(mha(in, in["x"], in["x"], in["x"], {.attn_mask = kd::zeros({4, 5})}));
+}
+PARITY_CASE("mha/bad-embed-dim") { return both(mha(in, in["x"], in["x"], in["x"])); }
+
+PARITY_CASE("mha/module-print-and-names") {
+  kd::nn::MultiheadAttention m(E, H);
+  std::string s = m.to_string() + "\n";
+  bool first = true;
+  for (auto& [name, t] : m.state_dict()) {
+    s += (first ? "" : " ") + name + ":[";
+    for (std::int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
+    s += "]";
+    first = false;
+  }
+  std::vector<std::int64_t> bytes(s.begin(), s.end());
+  return kd::tensor(bytes, {static_cast<std::int64_t>(bytes.size())}).to(kd::kUInt8);
+}
