@@ -1,6 +1,8 @@
 // Chapter 12 parity: the Kindling twin of every case in ch12_text.py.
 #include <kindling/text.hpp>
 
+#include <kindling/optim/adam.hpp>
+
 #include "parity.hpp"
 
 namespace {
@@ -98,3 +100,47 @@ PARITY_CASE("mha/module-print-and-names") {
   std::vector<std::int64_t> bytes(s.begin(), s.end());
   return kd::tensor(bytes, {static_cast<std::int64_t>(bytes.size())}).to(kd::kUInt8);
 }
+
+// ---- the GPT-2-style model: the twin's weights loaded strictly from the oracle's safetensors ----
+namespace {
+namespace text = kd::text;
+std::shared_ptr<text::GPT> gpt(const std::string& name) {
+  text::GPTConfig c = name == "bias" ? text::GPTConfig{.vocab_size = 11, .block_size = 8, .n_layer = 2,
+                                                         .n_head = 2, .n_embd = 8, .bias = true}
+                                      : text::GPTConfig{.vocab_size = 13, .block_size = 6, .n_layer = 1,
+                                                         .n_head = 4, .n_embd = 8, .bias = false};
+  auto m = std::make_shared<text::GPT>(c);
+  m->load_state_dict(kd::load(parity::oracle_dir() + "/gpt_" + name + ".safetensors"), /*strict=*/true);
+  return m;
+}
+parity::Outputs gpt_grads(const std::string& name, parity::Inputs& in) {
+  auto m = gpt(name);
+  auto [logits, loss] = m->forward(in["idx"], in["targets"]);
+  loss.backward();
+  std::vector<Tensor> out{logits, loss};
+  for (auto& [n, p] : m->named_parameters()) out.push_back(p.grad());
+  return out;
+}
+}  // namespace
+
+PARITY_CASE("gpt/grads-bias") { return gpt_grads("bias", in); }
+PARITY_CASE("gpt/grads-nobias-short") { return gpt_grads("nobias", in); }
+PARITY_CASE("gpt/adamw-10-steps") {
+  auto m = gpt("nobias");
+  std::vector<Tensor> decay, no_decay;
+  for (auto& [n, p] : m->named_parameters()) (p.dim() >= 2 ? decay : no_decay).push_back(p);
+  kd::optim::AdamW opt(decay, {.lr = 1e-2, .betas = {0.9, 0.95}, .weight_decay = 0.1});
+  opt.add_param_group(no_decay, {.lr = 1e-2, .betas = {0.9, 0.95}, .weight_decay = 0.0});
+  std::vector<Tensor> losses;
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    Tensor loss = m->forward(in["idx"], in["targets"]).second;
+    loss.backward();
+    opt.step();
+    losses.push_back(loss.detach());
+  }
+  std::vector<Tensor> out{kd::stack(losses)};
+  for (auto& [n, p] : m->named_parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+PARITY_CASE("gpt/too-long") { return gpt("nobias")->forward(in["idx"], in["t"]).first; }

@@ -90,3 +90,140 @@ def module_text():
 
 
 case("mha/module-print-and-names", module_text)
+
+
+# ---- the GPT-2-style model against a plain-PyTorch twin (nanoGPT's modules and names) ----------
+import math  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "..", "..", "scripts"))
+import convert_torchvision  # noqa: E402
+
+nn = torch.nn
+
+
+class LayerNorm(nn.Module):
+    def __init__(self, ndim, bias):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(ndim))
+        self.bias = nn.Parameter(torch.zeros(ndim)) if bias else None
+
+    def forward(self, x):
+        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c_attn = nn.Linear(c["n_embd"], 3 * c["n_embd"], bias=c["bias"])
+        self.c_proj = nn.Linear(c["n_embd"], c["n_embd"], bias=c["bias"])
+        self.n_head = c["n_head"]
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q, k, v = [t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v)]
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
+        y = F.softmax(att, dim=-1) @ v
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
+class MLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c_fc = nn.Linear(c["n_embd"], 4 * c["n_embd"], bias=c["bias"])
+        self.c_proj = nn.Linear(4 * c["n_embd"], c["n_embd"], bias=c["bias"])
+
+    def forward(self, x):
+        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.ln_1, self.attn = LayerNorm(c["n_embd"], c["bias"]), CausalSelfAttention(c)
+        self.ln_2, self.mlp = LayerNorm(c["n_embd"], c["bias"]), MLP(c)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(c["vocab_size"], c["n_embd"]), wpe=nn.Embedding(c["block_size"], c["n_embd"]),
+            h=nn.ModuleList([Block(c) for _ in range(c["n_layer"])]), ln_f=LayerNorm(c["n_embd"], c["bias"])))
+        self.lm_head = nn.Linear(c["n_embd"], c["vocab_size"], bias=False)
+        self.lm_head.weight = self.transformer.wte.weight  # tied
+        with torch.no_grad():  # values away from the default init, so that loading them matters
+            for n, p in self.named_parameters():
+                p.normal_(0.0, 0.3 if p.dim() > 1 else 0.1)
+                if n.endswith("ln_1.weight") or n.endswith("ln_2.weight") or n.endswith("ln_f.weight"):
+                    p.add_(1.0)
+
+    def forward(self, idx, targets):
+        T = idx.size(1)
+        x = self.transformer.wte(idx) + self.transformer.wpe(torch.arange(T))
+        for b in self.transformer.h:
+            x = b(x)
+        logits = self.lm_head(self.transformer.ln_f(x))
+        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+GPT_CONFIGS = {"bias": dict(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=8, bias=True),
+               "nobias": dict(vocab_size=13, block_size=6, n_layer=1, n_head=4, n_embd=8, bias=False)}
+
+
+def gpt_twin(name):
+    torch.manual_seed(len(name))
+    m = GPT(GPT_CONFIGS[name])
+    sd = {k: v for k, v in m.state_dict().items() if k != "lm_head.weight"}  # tied: held once
+    convert_torchvision.save_safetensors(sd, os.path.join(sys.argv[2], f"gpt_{name}.safetensors"))
+    return m
+
+
+def gpt_grads(name):
+    def fn(idx, targets):
+        m = gpt_twin(name)
+        logits, loss = m(idx, targets)
+        loss.backward()
+        return (logits, loss, *[p.grad for _, p in m.named_parameters()])
+    return fn
+
+
+def gpt_adamw(name):
+    # AdamW as practitioners configure it: weight decay on matrices, none on biases and norms.
+    def fn(idx, targets):
+        m = gpt_twin(name)
+        params = list(m.named_parameters())
+        opt = torch.optim.AdamW([{"params": [p for _, p in params if p.dim() >= 2], "weight_decay": 0.1},
+                                 {"params": [p for _, p in params if p.dim() < 2], "weight_decay": 0.0}],
+                                lr=1e-2, betas=(0.9, 0.95))
+        losses = []
+        for _ in range(10):
+            opt.zero_grad()
+            _, loss = m(idx, targets)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return (torch.stack(losses), *[p.detach().clone() for _, p in params])
+    return fn
+
+
+# float32 through two blocks: sums in other orders; 1e-3 relative keeps a real error visible.
+case("gpt/grads-bias", gpt_grads("bias"), rtol=1e-3, atol=1e-5, idx=randint(0, 11, 3, 8),
+     targets=randint(0, 11, 3, 8))
+case("gpt/grads-nobias-short", gpt_grads("nobias"), rtol=1e-3, atol=1e-5, idx=randint(0, 13, 2, 5),
+     targets=randint(0, 13, 2, 5))
+# After 10 steps: Adam divides by sqrt(v), so a 1e-7 gradient difference can move a parameter by a
+# few 1e-5 when its gradient is itself tiny. The model without biases: the key part of c_attn's bias
+# adds q.b_k to a whole row of scores, which softmax ignores, so its true gradient is 0 and both
+# frameworks' gradients are round-off (1e-9) that Adam scales up to steps of lr in random directions.
+case("gpt/adamw-10-steps", gpt_adamw("nobias"), rtol=1e-3, atol=1e-4, idx=randint(0, 13, 3, 6),
+     targets=randint(0, 13, 3, 6))
+case("gpt/too-long", lambda idx, t: gpt_twin("nobias")(idx, t), expect_error=True,
+     idx=randint(0, 13, 1, 7), t=randint(0, 13, 1, 7))
