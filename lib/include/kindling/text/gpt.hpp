@@ -15,8 +15,16 @@
 #include "kindling/nn/embedding.hpp"
 #include "kindling/nn/linear.hpp"
 #include "kindling/nn/module.hpp"
+#include "kindling/tensor/random.hpp"
 
 namespace kindling::text {
+
+/// The keys and values of every token seen so far, per layer ([B, n_head, T, head_dim] each), so
+/// that generating token T+1 computes attention for that one token instead of all T+1 again.
+struct KVCache {
+  std::vector<Tensor> k, v;  ///< one entry per layer, undefined before the first token
+  std::int64_t length = 0;   ///< tokens cached
+};
 
 /// The model's size. `GPTConfig{.vocab_size = 65, .block_size = 64, .n_layer = 4, .n_head = 4, .n_embd = 128}`.
 struct GPTConfig {
@@ -44,6 +52,8 @@ class CausalSelfAttention : public nn::Module {
  public:
   explicit CausalSelfAttention(const GPTConfig& config);
   Tensor forward(const Tensor& x) override;
+  /// x holds the new tokens only (positions `start`...); k_cache and v_cache grow by them.
+  Tensor forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache, std::int64_t start);
   std::string type_name() const override { return "CausalSelfAttention"; }
   std::shared_ptr<nn::Linear> c_attn, c_proj;
   std::shared_ptr<nn::Dropout> attn_dropout, resid_dropout;
@@ -66,6 +76,7 @@ class Block : public nn::Module {
  public:
   explicit Block(const GPTConfig& config);
   Tensor forward(const Tensor& x) override;
+  Tensor forward_cached(const Tensor& x, Tensor& k_cache, Tensor& v_cache, std::int64_t start);
   std::string type_name() const override { return "Block"; }
   std::shared_ptr<LayerNorm> ln_1, ln_2;
   std::shared_ptr<CausalSelfAttention> attn;
@@ -83,6 +94,9 @@ class GPT : public nn::Module {
   Tensor forward(const Tensor& idx) override;
   /// (logits, mean cross-entropy against targets [B, T] int64).
   std::pair<Tensor, Tensor> forward(const Tensor& idx, const Tensor& targets);
+  /// The logits of the new tokens idx [B, T_new], which follow the cache's tokens; the cache grows.
+  /// Equal to forward(all tokens so far)'s last T_new positions.
+  Tensor forward_cached(const Tensor& idx, KVCache& cache);
   std::string type_name() const override { return "GPT"; }
 
   GPTConfig config;
@@ -93,5 +107,19 @@ class GPT : public nn::Module {
   std::vector<std::shared_ptr<Block>> blocks;
   std::shared_ptr<LayerNorm> ln_f;
 };
+
+/// How generate() picks each next token.
+struct GenerateOptions {
+  double temperature = 1.0;  ///< logits are divided by it; 0 picks the most likely token (greedy)
+  std::int64_t top_k = 0;    ///< keep only the k most likely tokens (0: all)
+  double top_p = 1.0;        ///< keep the fewest most likely tokens whose probabilities add up to p
+  bool use_cache = true;     ///< a KV cache (same tokens as without, less work)
+};
+
+/// Appends max_new_tokens sampled tokens to idx [B, T] (int64) and returns [B, T + max_new_tokens].
+/// Draws come from `gen` (the default generator when null), so a seeded Generator gives the same
+/// tokens every run, with and without the cache. The context is cropped to block_size.
+Tensor generate(GPT& model, const Tensor& idx, std::int64_t max_new_tokens, const GenerateOptions& options = {},
+                Generator* gen = nullptr);
 
 }  // namespace kindling::text
