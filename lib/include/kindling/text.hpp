@@ -6,3 +6,4 @@
 #include "kindling/debug.hpp"
 #include "kindling/text/attention.hpp"
 #include "kindling/text/gpt.hpp"
+#include "kindling/text/tokenizer.hpp"
