@@ -203,3 +203,28 @@ PARITY_CASE("gpt/adamw-10-steps") {
 PARITY_CASE("gpt/too-long") {
   return gpt("nobias")->forward(in["idx"], in["t"]).first;
 }
+
+namespace {
+parity::Outputs mha_module(bool batch_first, bool bias, parity::Inputs &in) {
+  kd::nn::MultiheadAttention m(E, H,
+                               {.bias = bias, .batch_first = batch_first});
+  const std::string tag =
+      std::string("mha_") + (batch_first ? "1" : "0") + (bias ? "1" : "0");
+  m.load_state_dict(kd::load(parity::oracle_dir() + "/" + tag + ".safetensors"),
+                    /*strict=*/true);
+  Tensor kpm = kd::arange(6).unsqueeze(0) >=
+               kd::tensor(std::vector<std::int64_t>{6, 4}, {2}).unsqueeze(1);
+  auto [out, w] =
+      m.forward(in["q"], in["kv"], in["kv"], {.key_padding_mask = kpm});
+  out.backward(kd::ones_like(out));
+  std::vector<Tensor> outs{out, w};
+  for (auto &p : m.parameters())
+    outs.push_back(p.grad());
+  return outs;
+}
+} // namespace
+
+PARITY_CASE("mha/module-batch-first") { return mha_module(true, true, in); }
+PARITY_CASE("mha/module-seq-first-no-bias") {
+  return mha_module(false, false, in);
+}

@@ -227,3 +227,24 @@ case("gpt/adamw-10-steps", gpt_adamw("nobias"), rtol=1e-3, atol=1e-4, idx=randin
      targets=randint(0, 13, 3, 6))
 case("gpt/too-long", lambda idx, t: gpt_twin("nobias")(idx, t), expect_error=True,
      idx=randint(0, 13, 1, 7), t=randint(0, 13, 1, 7))
+
+
+def mha_module(batch_first, bias):
+    """torch.nn.MultiheadAttention itself: its state_dict is saved for the C++ module to load
+    strictly; outputs, weights and every parameter's gradient are compared."""
+    def fn(q, kv):
+        torch.manual_seed(3)
+        m = torch.nn.MultiheadAttention(E, H, bias=bias, batch_first=batch_first)
+        with torch.no_grad():
+            for p in m.parameters():
+                p.normal_(0.0, 0.3)
+        tag = f"mha_{int(batch_first)}{int(bias)}"
+        convert_torchvision.save_safetensors(m.state_dict(), os.path.join(sys.argv[2], tag + ".safetensors"))
+        out, w = m(q, kv, kv, key_padding_mask=torch.tensor([[False] * 6, [False] * 4 + [True] * 2]))
+        out.backward(torch.ones_like(out))
+        return (out, w, *[p.grad for p in m.parameters()])
+    return fn
+
+
+case("mha/module-batch-first", mha_module(True, True), q=randn(2, 4, E), kv=randn(2, 6, E))
+case("mha/module-seq-first-no-bias", mha_module(False, False), q=randn(4, 2, E), kv=randn(6, 2, E))
