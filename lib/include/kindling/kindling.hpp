@@ -24,3 +24,6 @@
 #if __has_include("kindling/vision.hpp")
 #include "kindling/vision.hpp"
 #endif
+#if __has_include("kindling/text.hpp")
+#include "kindling/text.hpp"
+#endif
