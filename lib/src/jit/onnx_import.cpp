@@ -169,7 +169,8 @@ void check_auto_pad(const pb::NodeProto& node, const Attrs& a) {
 }
 void want_rank(const pb::NodeProto& node, const Tensor& x, std::int64_t rank, const char* what) {
   if (static_cast<std::int64_t>(x.shape().size()) != rank)
-    fail(node_label(node) + ": input " + what + " has rank " + std::to_string(x.shape().size()) + ", want " + std::to_string(rank));
+    fail(node_label(node) + ": input " + what + " has rank " + std::to_string(x.shape().size()) + " (not supported: only rank " +
+         std::to_string(rank) + ")");
 }
 }  // namespace
 
@@ -268,6 +269,8 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
     auto stride = pair(node, a.ints("strides"), "strides", 1);
     auto pads = symmetric_pads(node, a.ints("pads"));
     const bool ceil = a.i("ceil_mode", 0) != 0;
+    if (2 * pads.h > k.h || 2 * pads.w > k.w)  // PyTorch's (and Kindling's) pooling limit; ONNX has none
+      fail(node_label(node) + ": attribute pads larger than half of kernel_shape is not supported");
     if (node.output_size() > 1) fail(node_label(node) + ": output Indices is not supported");
     if (op == "MaxPool") return {F::max_pool2d(x, k, stride, pads, pair(node, a.ints("dilations"), "dilations", 1), ceil)};
     // ONNX's count_include_pad defaults to 0 (PyTorch's to true).
@@ -328,6 +331,7 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
   if (op == "Gather") {
     // Embedding's lookup: rows of the table (axis 0) at integer indices.
     if (a.i("axis", 0) != 0) fail(node_label(node) + ": attribute axis other than 0 is not supported");
+    if (arg(0).shape().size() != 2) fail(node_label(node) + ": input data of rank other than 2 is not supported");
     Tensor idx = arg(1).to(kInt64);
     const std::int64_t rows = arg(0).size(0);
     idx = idx.contiguous();
@@ -408,7 +412,7 @@ std::shared_ptr<OnnxModule> load(const std::filesystem::path& path) {
   if (!model.has_graph()) fail(path.string() + ": field graph is missing");
   for (const auto& o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") impl->opset = o.version();
-  if (impl->opset == 0) fail(path.string() + ": field opset_import has no default-domain opset");
+  if (impl->opset == 0) fail(path.string() + ": field opset_import: a model without the default domain (ai.onnx) is not supported");
   const auto& g = model.graph();
   for (const auto& node : g.node()) {
     if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -426,7 +430,12 @@ std::shared_ptr<OnnxModule> load(const std::filesystem::path& path) {
     inits.emplace_back(t.name(), tensor_from_proto(t, folder));
   }
   // Graph inputs that are not initializers are the model's inputs (older exporters list both).
-  for (const auto& vi : g.input()) if (!init_names.count(vi.name())) impl->inputs.push_back(vi.name());
+  for (const auto& vi : g.input()) {
+    if (init_names.count(vi.name())) continue;
+    if (vi.has_type() && !vi.type().has_tensor_type())
+      fail("graph input '" + vi.name() + "': field type: sequences and optionals are not supported (only tensors)");
+    impl->inputs.push_back(vi.name());
+  }
   for (const auto& vi : g.output()) impl->outputs.push_back(vi.name());
   auto module = std::make_shared<OnnxModule>(impl);
   std::set<std::string> used;
