@@ -147,7 +147,7 @@ const std::set<std::string>& supported_ops() {
       "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Flatten", "Reshape",
       "Transpose", "Softmax", "LogSoftmax", "Identity", "Dropout", "Conv", "ConvTranspose",
       "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Concat", "Constant",
-      "Clip", "Unsqueeze", "Squeeze", "Gather"};
+      "Clip", "Unsqueeze", "Squeeze", "Gather", "Pad"};
   return ops;
 }
 
@@ -342,6 +342,35 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
       if (v < 0) v += rows;
     }
     return {F::embedding(kindling::tensor(fixed, idx.shape()), arg(0))};
+  }
+  if (op == "Pad") {
+    // PyTorch exports AvgPool2d(count_include_pad=True) as Pad then AveragePool. Constant mode only:
+    // each padded dim gets blocks of the value concatenated before and after (cat is differentiable).
+    if (a.s("mode", "constant") != "constant") fail(node_label(node) + ": attribute mode " + a.s("mode", "") + " is not supported");
+    Tensor x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    auto pads = opset >= 11 ? to_ints(arg(1)) : a.ints("pads");
+    double value = opset >= 11 ? (opt(2).defined() ? opt(2).to(kFloat64).contiguous().data_ptr<double>()[0] : 0.0)
+                               : a.f("value", 0.f);
+    if (static_cast<std::int64_t>(pads.size()) != 2 * r)
+      fail(node_label(node) + ": input pads has " + std::to_string(pads.size()) + " values, want " + std::to_string(2 * r));
+    if (node.input_size() > 3) fail(node_label(node) + ": input axes is not supported");
+    for (std::int64_t d = 0; d < r; ++d) {
+      const std::int64_t before = pads[d], after = pads[d + r];
+      if (before < 0 || after < 0) fail(node_label(node) + ": negative pads (cropping) are not supported");
+      if (before > (1 << 20) || after > (1 << 20)) fail(node_label(node) + ": input pads holds a huge size");
+      std::vector<Tensor> parts;
+      auto block = [&](std::int64_t n) {
+        Shape s = x.shape();
+        s[d] = n;
+        return full(s, value, TensorOptions{.dtype = x.dtype()});
+      };
+      if (before) parts.push_back(block(before));
+      parts.push_back(x);
+      if (after) parts.push_back(block(after));
+      if (parts.size() > 1) x = cat(parts, d);
+    }
+    return {x};
   }
   fail(node_label(node) + ": op_type is not supported");
 }
