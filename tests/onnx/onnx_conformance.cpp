@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   struct Row { int pass = 0, fail = 0, unsupported = 0, excluded = 0; };
   std::map<std::string, Row> table;  // by the op named in the case's folder (test_<op>_...)
   int pass = 0, fail = 0, unsupported = 0, excl = 0, unexpected = 0;
-  std::ostringstream details;
+  std::ostringstream details, unsupported_why;
   for (auto& dir : cases) {
     const std::string name = dir.filename().string();
     int pipefd[2];
@@ -130,14 +130,14 @@ int main(int argc, char** argv) {
     op = op.substr(0, op.find('_'));
     Row& row = table[op];
     if (outcome == kPass) { ++pass; ++row.pass; }
-    else if (outcome == kUnsupported) { ++unsupported; ++row.unsupported; }
+    else if (outcome == kUnsupported) { ++unsupported; ++row.unsupported; unsupported_why << name << ": " << why << "\n"; }
     else if (excluded.count(name)) { ++excl; ++row.excluded; details << name << ": excluded (" << excluded[name] << "): " << why << "\n"; }
     else { ++fail; ++row.fail; ++unexpected; details << name << ": FAILED: " << why << "\n"; }
   }
   std::ofstream report(argv[3]);
   report << "op,passed,failed,excluded_failed,not_supported\n";
   for (auto& [op, r] : table) report << op << "," << r.pass << "," << r.fail << "," << r.excluded << "," << r.unsupported << "\n";
-  report << "\n" << details.str();
+  report << "\n" << details.str() << "\nnot supported:\n" << unsupported_why.str();
   std::cout << "onnx conformance (" << cases.size() << " node cases): passed " << pass << ", failed " << fail
             << ", failed but excluded " << excl << ", not supported " << unsupported << "; per-op table in "
             << argv[3] << "\n";
