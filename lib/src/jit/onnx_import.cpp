@@ -163,6 +163,56 @@ F::IntPair pair(const pb::NodeProto& node, const std::vector<std::int64_t>& v, c
   if (v.size() != 2) fail(node_label(node) + ": attribute " + field + " has " + std::to_string(v.size()) + " values, want 2 (2-D)");
   return F::IntPair(v[0], v[1]);
 }
+// Constant padding of every dim d by pads[d] before and pads[d + rank] after: blocks of `value`
+// concatenated on each side (cat is differentiable, so gradients flow back to x).
+Tensor pad_constant(Tensor x, const std::vector<std::int64_t>& pads, double value) {
+  const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+  for (std::int64_t d = 0; d < r; ++d) {
+    std::vector<Tensor> parts;
+    auto block = [&](std::int64_t n) {
+      Shape s = x.shape();
+      s[d] = n;
+      return full(s, value, TensorOptions{.dtype = x.dtype()});
+    };
+    if (pads[d]) parts.push_back(block(pads[d]));
+    parts.push_back(x);
+    if (pads[d + r]) parts.push_back(block(pads[d + r]));
+    if (parts.size() > 1) x = cat(parts, d);
+  }
+  return x;
+}
+
+// The 2-D window ops' pads as ONNX means them: auto_pad SAME_UPPER / SAME_LOWER computed from the
+// input (output = ceil(in / stride)), else the pads attribute. Returns [h_begin, w_begin, h_end, w_end].
+std::vector<std::int64_t> window_pads(const pb::NodeProto& node, const Attrs& a, const Tensor& x, F::IntPair k,
+                                      F::IntPair stride, F::IntPair dil) {
+  const auto ap = a.s("auto_pad", "NOTSET");
+  if (ap == "VALID") return {0, 0, 0, 0};
+  if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+    std::vector<std::int64_t> p(4);
+    const std::int64_t in[2] = {x.size(2), x.size(3)}, kk[2] = {k.h, k.w}, st[2] = {stride.h, stride.w},
+                       dl[2] = {dil.h, dil.w};
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t out = (in[i] + st[i] - 1) / st[i];
+      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * st[i] + (kk[i] - 1) * dl[i] + 1 - in[i]);
+      p[i] = ap == "SAME_UPPER" ? total / 2 : total - total / 2;  // SAME_UPPER puts the odd one at the end
+      p[i + 2] = total - p[i];
+    }
+    return p;
+  }
+  if (ap != "NOTSET") fail(node_label(node) + ": attribute auto_pad " + ap + " is not supported");
+  auto p = a.ints("pads");
+  if (p.empty()) return {0, 0, 0, 0};
+  if (p.size() != 4) fail(node_label(node) + ": attribute pads has " + std::to_string(p.size()) + " values, want 4 (2-D)");
+  for (auto v : p) if (v < 0 || v > (1 << 20)) fail(node_label(node) + ": attribute pads holds " + std::to_string(v));
+  return p;
+}
+// Pads Kindling's 2-D op can take itself (symmetric, and for pooling at most half the window).
+bool native_pads(const std::vector<std::int64_t>& p, F::IntPair k, bool pooling) {
+  return p[0] == p[2] && p[1] == p[3] && (!pooling || (2 * p[0] <= k.h && 2 * p[1] <= k.w));
+}
+std::vector<std::int64_t> nchw_pads(const std::vector<std::int64_t>& p) { return {0, 0, p[0], p[1], 0, 0, p[2], p[3]}; }
+
 void check_auto_pad(const pb::NodeProto& node, const Attrs& a) {
   auto ap = a.s("auto_pad", "NOTSET");
   if (ap != "NOTSET" && ap != "VALID") fail(node_label(node) + ": attribute auto_pad " + ap + " is not supported");
@@ -248,31 +298,47 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
     return {(op == "Softmax" ? F::softmax(x2, 1) : F::log_softmax(x2, 1)).reshape(x.shape())};
   }
   if (op == "Conv" || op == "ConvTranspose") {
-    check_auto_pad(node, a);
-    const Tensor& x = arg(0);
+    Tensor x = arg(0);
     want_rank(node, x, 4, "X");
     auto stride = pair(node, a.ints("strides"), "strides", 1);
     auto dil = pair(node, a.ints("dilations"), "dilations", 1);
-    auto pads = symmetric_pads(node, a.ints("pads"));
     const std::int64_t groups = a.i("group", 1);
-    if (op == "Conv") return {F::conv2d(x, arg(1), opt(2), stride, F::Padding(pads), dil, groups)};
+    if (op == "Conv") {
+      want_rank(node, arg(1), 4, "W");
+      const F::IntPair k(arg(1).size(2), arg(1).size(3));
+      auto p = window_pads(node, a, x, k, stride, dil);
+      if (!native_pads(p, k, false)) {  // asymmetric: zeros added here, none by conv2d
+        x = pad_constant(x, nchw_pads(p), 0.0);
+        p = {0, 0, 0, 0};
+      }
+      return {F::conv2d(x, arg(1), opt(2), stride, F::Padding(F::IntPair(p[0], p[1])), dil, groups)};
+    }
+    check_auto_pad(node, a);
+    auto pads = symmetric_pads(node, a.ints("pads"));
     if (!a.ints("output_shape").empty()) fail(node_label(node) + ": attribute output_shape is not supported");
     auto outpad = pair(node, a.ints("output_padding"), "output_padding", 0);
     return {F::conv_transpose2d(x, arg(1), opt(2), stride, pads, outpad, groups, dil)};
   }
   if (op == "MaxPool" || op == "AveragePool") {
-    check_auto_pad(node, a);
-    const Tensor& x = arg(0);
+    Tensor x = arg(0);
     want_rank(node, x, 4, "X");
     auto k = pair(node, a.ints("kernel_shape"), "kernel_shape", 0);
     if (k.h <= 0 || k.w <= 0) fail(node_label(node) + ": attribute kernel_shape is missing or not positive");
     auto stride = pair(node, a.ints("strides"), "strides", 1);
-    auto pads = symmetric_pads(node, a.ints("pads"));
     const bool ceil = a.i("ceil_mode", 0) != 0;
-    if (2 * pads.h > k.h || 2 * pads.w > k.w)  // PyTorch's (and Kindling's) pooling limit; ONNX has none
-      fail(node_label(node) + ": attribute pads larger than half of kernel_shape is not supported");
     if (node.output_size() > 1) fail(node_label(node) + ": output Indices is not supported");
-    if (op == "MaxPool") return {F::max_pool2d(x, k, stride, pads, pair(node, a.ints("dilations"), "dilations", 1), ceil)};
+    auto dil = op == "MaxPool" ? pair(node, a.ints("dilations"), "dilations", 1) : F::IntPair(1);
+    auto p = window_pads(node, a, x, k, stride, dil);
+    if (!native_pads(p, k, true)) {
+      // Max pooling ignores padding: -inf blocks added here give the same windows. Average pooling
+      // would count them (or, with count_include_pad = 0, must not): left unsupported.
+      if (op != "MaxPool" || ceil)
+        fail(node_label(node) + ": asymmetric pads (or pads over half of kernel_shape) are not supported here");
+      x = pad_constant(x, nchw_pads(p), -std::numeric_limits<double>::infinity());
+      p = {0, 0, 0, 0};
+    }
+    const F::IntPair pads(p[0], p[1]);
+    if (op == "MaxPool") return {F::max_pool2d(x, k, stride, pads, dil, ceil)};
     // ONNX's count_include_pad defaults to 0 (PyTorch's to true).
     return {F::avg_pool2d(x, k, stride, pads, ceil, a.i("count_include_pad", 0) != 0)};
   }
@@ -355,22 +421,11 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
     if (static_cast<std::int64_t>(pads.size()) != 2 * r)
       fail(node_label(node) + ": input pads has " + std::to_string(pads.size()) + " values, want " + std::to_string(2 * r));
     if (node.input_size() > 3) fail(node_label(node) + ": input axes is not supported");
-    for (std::int64_t d = 0; d < r; ++d) {
-      const std::int64_t before = pads[d], after = pads[d + r];
-      if (before < 0 || after < 0) fail(node_label(node) + ": negative pads (cropping) are not supported");
-      if (before > (1 << 20) || after > (1 << 20)) fail(node_label(node) + ": input pads holds a huge size");
-      std::vector<Tensor> parts;
-      auto block = [&](std::int64_t n) {
-        Shape s = x.shape();
-        s[d] = n;
-        return full(s, value, TensorOptions{.dtype = x.dtype()});
-      };
-      if (before) parts.push_back(block(before));
-      parts.push_back(x);
-      if (after) parts.push_back(block(after));
-      if (parts.size() > 1) x = cat(parts, d);
+    for (auto v : pads) {
+      if (v < 0) fail(node_label(node) + ": negative pads (cropping) are not supported");
+      if (v > (1 << 20)) fail(node_label(node) + ": input pads holds a huge size " + std::to_string(v));
     }
-    return {x};
+    return {pad_constant(x, pads, value)};
   }
   fail(node_label(node) + ": op_type is not supported");
 }
