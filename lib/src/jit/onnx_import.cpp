@@ -147,7 +147,7 @@ const std::set<std::string>& supported_ops() {
       "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Flatten", "Reshape",
       "Transpose", "Softmax", "LogSoftmax", "Identity", "Dropout", "Conv", "ConvTranspose",
       "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Concat", "Constant",
-      "Clip", "Unsqueeze", "Squeeze", "Gather", "Pad"};
+      "Clip", "Unsqueeze", "Squeeze", "Gather", "Pad", "LeakyRelu", "Elu", "Softplus", "Exp", "Neg"};
   return ops;
 }
 
@@ -236,6 +236,33 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
   if (op == "Relu") return {arg(0).relu()};
   if (op == "Sigmoid") return {arg(0).sigmoid()};
   if (op == "Tanh") return {arg(0).tanh()};
+  if (op == "LeakyRelu") return {F::leaky_relu(arg(0), a.f("alpha", 0.01f))};
+  if (op == "Elu") return {F::elu(arg(0), a.f("alpha", 1.f))};
+  if (op == "Softplus") return {F::softplus(arg(0), 1.0, std::numeric_limits<double>::infinity())};
+  if (op == "Exp") return {arg(0).exp()};
+  if (op == "Neg") return {arg(0).neg()};
+  if ((op == "Conv" || op == "ConvTranspose" || op == "MaxPool" || op == "AveragePool") && !in.empty() &&
+      in[0].defined() && in[0].shape().size() == 3) {
+    // 1-D as 2-D with a height of 1: X [N, C, L] -> [N, C, 1, L], W likewise, and every per-axis
+    // attribute gets a leading 1 (pads: a leading 0 at both ends).
+    pb::NodeProto n2 = node;
+    for (auto& at : *n2.mutable_attribute()) {
+      if (at.type() != pb::AttributeProto::INTS) continue;
+      std::vector<std::int64_t> v(at.ints().begin(), at.ints().end());
+      const std::int64_t fill = at.name() == "pads" || at.name() == "output_padding" ? 0 : 1;
+      if (at.name() == "pads" && v.size() == 2) v = {0, v[0], 0, v[1]};
+      else if (v.size() == 1) v = {fill, v[0]};
+      at.clear_ints();
+      for (auto x : v) at.add_ints(x);
+    }
+    std::vector<Tensor> in2 = in;
+    in2[0] = in2[0].unsqueeze(2);
+    if ((op == "Conv" || op == "ConvTranspose") && in2.size() > 1 && in2[1].defined() && in2[1].shape().size() == 3)
+      in2[1] = in2[1].unsqueeze(2);
+    auto out = run_node(n2, in2);
+    out[0] = out[0].squeeze(2);
+    return out;
+  }
   if (op == "Add") return {arg(0) + arg(1)};
   if (op == "Sub") return {arg(0) - arg(1)};
   if (op == "Mul") return {arg(0) * arg(1)};
