@@ -6,7 +6,7 @@
 # kindling_<layer>_core) and the exercise pieces of its chapter (the learner's or the reference
 # answers, see cmake/KindlingPieces.cmake). The static library kindling_<layer> is both together;
 # the grader links the same core objects with other choices of pieces (kindling_add_library_program).
-set(KINDLING_LAYER_ORDER tensor autograd nn data train amp debug cuda vision distributed text)
+set(KINDLING_LAYER_ORDER tensor autograd nn data train amp debug cuda vision jit distributed text)
 set_property(GLOBAL PROPERTY KINDLING_LAYERS "")
 
 # What every file compiled into a layer sees (the core, and every answer file, reference or learner's):

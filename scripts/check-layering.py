@@ -10,7 +10,7 @@ import pathlib
 import re
 import sys
 
-ORDER = ["tensor", "autograd", "nn", "data", "train", "amp", "debug", "cuda", "vision", "distributed", "text"]
+ORDER = ["tensor", "autograd", "nn", "data", "train", "amp", "debug", "cuda", "vision", "jit", "distributed", "text"]
 # data (chapter 4) depends only on tensor; vision (chapter 9) on debug, not on the optional cuda
 # (lib/CMakeLists.txt); everything else on all earlier layers.
 ALLOWED = {layer: set(ORDER[: i + 1]) for i, layer in enumerate(ORDER)}
@@ -20,7 +20,7 @@ ALLOWED["distributed"] = ALLOWED["debug"] | {"distributed"}  # like vision: not 
 ALLOWED["text"] = ALLOWED["debug"] | {"text"}  # chapter 12: after debug, not cuda or vision
 CHAPTER_LAYER = {"00": "tensor", "01": "tensor", "02": "autograd", "03": "nn", "04": "data",
                  "05": "train", "06": "amp", "07": "debug", "08": "cuda",
-                 "09": "vision", "11": "distributed", "12": "text"}
+                 "09": "vision", "10": "jit", "11": "distributed", "12": "text"}
 # Header folders that belong to a layer of another name (kindling/optim/ is part of chapter 5's train).
 ALIASES = {"optim": "train"}
 INCLUDE = re.compile(r'#\s*include\s*[<"]kindling/([a-z_]+)(?:/|\.hpp)')

@@ -31,6 +31,9 @@ PACKAGES=(
   python3-sphinx-inline-tabs python3-sphinx-copybutton libjs-katex python3-matplotlib
   # data: Fashion-MNIST in /usr/share/datasets/fashion-mnist
   dataset-fashion-mnist
+  # chapter 10's ONNX import/export: ONNX's own protobuf classes, its checker (python3-onnx) and
+  # its conformance node tests (libonnx-testdata, /usr/share/libonnx-testdata/data)
+  libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata
   # the grader runs every graded test in a bubblewrap sandbox (scripts/grade_sandbox.py)
   bubblewrap
 )

@@ -1,0 +1,129 @@
+// kd::onnx::load on files that are not ONNX models: a clear kd::Error, never a crash.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kindling/jit.hpp"
+
+namespace kd = kindling;
+
+namespace {
+std::filesystem::path write_bytes(const std::string& name, const std::string& bytes) {
+  auto p = std::filesystem::temp_directory_path() / name;
+  std::ofstream(p, std::ios::binary) << bytes;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("onnx::load refuses a missing file, garbage and a truncated protobuf with kd::Error") {
+  CHECK_THROWS_WITH(kd::onnx::load("/nonexistent/model.onnx"), Catch::Contains("cannot open"));
+  // 0x0a = field 1 (ir_version is field 1 as a varint: this declares a length-delimited field 1) of
+  // length 0x7f with 2 bytes behind it: truncated.
+  auto truncated = write_bytes("kd_onnx_truncated.onnx", std::string("\x0a\x7f\x01\x02", 4));
+  CHECK_THROWS_WITH(kd::onnx::load(truncated), Catch::Contains("not a valid ModelProto"));
+  // A valid empty message has no graph.
+  auto empty = write_bytes("kd_onnx_empty.onnx", "");
+  CHECK_THROWS_WITH(kd::onnx::load(empty), Catch::Contains("field graph is missing"));
+  std::filesystem::remove(truncated);
+  std::filesystem::remove(empty);
+}
+
+// Models built here with ONNX's generated classes (the test links libonnx_proto too).
+#include <onnx/onnx_pb.h>
+
+#include "kindling/autograd.hpp"
+
+namespace {
+std::filesystem::path save(const ::onnx::ModelProto& m, const std::string& name) {
+  return write_bytes(name, m.SerializeAsString());
+}
+// y = Gemm(x, W, b) with W [3, 4] given transposed (transB = 1), as PyTorch exports Linear.
+::onnx::ModelProto gemm_model() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  g->add_input()->set_name("x");
+  g->add_output()->set_name("y");
+  auto* w = g->add_initializer();
+  w->set_name("fc.weight");
+  w->set_data_type(::onnx::TensorProto::FLOAT);
+  w->add_dims(3); w->add_dims(4);
+  for (int i = 0; i < 12; ++i) w->add_float_data(0.1f * static_cast<float>(i));
+  auto* b = g->add_initializer();
+  b->set_name("fc.bias");
+  b->set_data_type(::onnx::TensorProto::FLOAT);
+  b->add_dims(3);
+  for (int i = 0; i < 3; ++i) b->add_float_data(1.0f);
+  auto* n = g->add_node();
+  n->set_name("fc");
+  n->set_op_type("Gemm");
+  n->add_input("x"); n->add_input("fc.weight"); n->add_input("fc.bias");
+  n->add_output("y");
+  auto* t = n->add_attribute();
+  t->set_name("transB"); t->set_type(::onnx::AttributeProto::INT); t->set_i(1);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("onnx::load: initializers are trainable parameters, any batch size runs") {
+  auto path = save(gemm_model(), "kd_onnx_gemm.onnx");
+  auto model = kd::onnx::load(path);
+  CHECK(model->input_names() == std::vector<std::string>{"x"});
+  CHECK(model->output_names() == std::vector<std::string>{"y"});
+  auto params = model->named_parameters();
+  REQUIRE(params.size() == 2);
+  CHECK(params[0].first == "fc_weight");
+  for (std::int64_t batch : {1, 5}) {
+    auto x = kd::ones({batch, 4});
+    auto y = (*model)(x);
+    REQUIRE(y.shape() == kd::Shape{batch, 3});
+    // Row 0 of W is 0, .1, .2, .3: 0.6 + bias 1.
+    CHECK(y.data_ptr<float>()[0] == Approx(1.6f));
+    y.sum().backward();
+    // d(sum y)/dW[i][j] = sum over the batch of x[:, j] = batch (accumulated over both runs: 1 + 5).
+  }
+  CHECK(params[0].second.grad().data_ptr<float>()[0] == Approx(6.0f));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("onnx::load: hostile models get errors naming the node or tensor and the field") {
+  SECTION("unknown op") {
+    auto m = gemm_model();
+    m.mutable_graph()->mutable_node(0)->set_op_type("FancyOp");
+    CHECK_THROWS_WITH(kd::onnx::load(save(m, "kd_onnx_h1.onnx")), Catch::Contains("node 'fc' (FancyOp): op_type is not supported"));
+  }
+  SECTION("huge declared sizes") {
+    auto m = gemm_model();
+    auto* w = m.mutable_graph()->mutable_initializer(0);
+    w->set_dims(0, std::int64_t{1} << 30); w->set_dims(1, std::int64_t{1} << 30);
+    CHECK_THROWS_WITH(kd::onnx::load(save(m, "kd_onnx_h2.onnx")), Catch::Contains("tensor 'fc.weight': field dims declares more than 2^40"));
+  }
+  SECTION("data that does not match its dims") {
+    auto m = gemm_model();
+    m.mutable_graph()->mutable_initializer(0)->set_dims(0, 4);
+    CHECK_THROWS_WITH(kd::onnx::load(save(m, "kd_onnx_h3.onnx")), Catch::Contains("field float_data holds 12 values for 16 elements"));
+  }
+  SECTION("external data paths (outside the model's folder, or anywhere) are refused") {
+    auto m = gemm_model();
+    auto* w = m.mutable_graph()->mutable_initializer(0);
+    w->clear_float_data();
+    w->set_data_location(::onnx::TensorProto::EXTERNAL);
+    auto* e = w->add_external_data();
+    e->set_key("location"); e->set_value("../../etc/passwd");
+    CHECK_THROWS_WITH(kd::onnx::load(save(m, "kd_onnx_h4.onnx")), Catch::Contains("tensor 'fc.weight': field external_data"));
+  }
+  SECTION("wrong shapes name the node") {
+    auto model = kd::onnx::load(save(gemm_model(), "kd_onnx_h5.onnx"));
+    CHECK_THROWS_WITH((*model)(kd::ones({2, 3, 4})), Catch::Contains("node 'fc' (Gemm): input A has rank 3"));
+    CHECK_THROWS_WITH((*model)(kd::ones({2, 5})), Catch::Contains("node 'fc' (Gemm)"));
+  }
+  SECTION("an input no node produces") {
+    auto m = gemm_model();
+    m.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
+    auto model = kd::onnx::load(save(m, "kd_onnx_h6.onnx"));
+    CHECK_THROWS_WITH((*model)(kd::ones({2, 4})), Catch::Contains("input 'nowhere' is produced by no earlier node"));
+  }
+}
