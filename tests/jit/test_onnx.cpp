@@ -120,6 +120,35 @@ TEST_CASE("onnx::load: hostile models get errors naming the node or tensor and t
     CHECK_THROWS_WITH((*model)(kd::ones({2, 3, 4})), Catch::Contains("node 'fc' (Gemm): input A has rank 3"));
     CHECK_THROWS_WITH((*model)(kd::ones({2, 5})), Catch::Contains("node 'fc' (Gemm)"));
   }
+  SECTION("a node asked to make a huge tensor names itself instead of allocating it") {
+    // y = ConstantOfShape(x): x holds the sizes, [65536, 65536, 65536] here (2^48 elements).
+    ::onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    auto* g = m.mutable_graph();
+    g->set_name("g");
+    g->add_input()->set_name("x");
+    g->add_output()->set_name("y");
+    auto* n = g->add_node();
+    n->set_name("fill");
+    n->set_op_type("ConstantOfShape");
+    n->add_input("x");
+    n->add_output("y");
+    auto model = kd::onnx::load(save(m, "kd_onnx_h7.onnx"));
+    const kd::Tensor sizes = kd::full({3}, std::int64_t{65536});
+    CHECK_THROWS_WITH((*model)(sizes), Catch::Contains("node 'fill' (ConstantOfShape): the output would hold"));
+    // and Tile's repeats multiply the same way: [1, 1] repeated [2^20, 2^20] times
+    n->set_op_type("Tile");
+    n->add_input("reps");
+    auto* reps = g->add_initializer();
+    reps->set_name("reps");
+    reps->set_data_type(::onnx::TensorProto::INT64);
+    reps->add_dims(2);
+    reps->add_int64_data(1 << 20);
+    reps->add_int64_data(1 << 20);
+    auto tiled = kd::onnx::load(save(m, "kd_onnx_h8.onnx"));
+    CHECK_THROWS_WITH((*tiled)(kd::ones({1, 1})), Catch::Contains("node 'fill' (Tile): the output would hold"));
+  }
   SECTION("an input no node produces") {
     auto m = gemm_model();
     m.mutable_graph()->mutable_node(0)->set_input(0, "nowhere");
