@@ -1,0 +1,86 @@
+#pragma once
+// What the ONNX importer's two files share (not installed): errors that name the node, a node's
+// attributes, tensors read from TensorProto, and the graph held by an OnnxModule.
+//   onnx_import.cpp  reads the file: tensors, initializers, inputs and outputs, and runs the graph;
+//   onnx_ops.cpp     what each op means, in Kindling ops (run_node).
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kindling/jit/onnx.hpp"
+#include "kindling/tensor/error.hpp"
+
+namespace kindling::onnx {
+namespace pb = ::onnx;
+
+namespace detail {
+
+[[noreturn]] inline void fail(const std::string& what) { throw Error("onnx: " + what); }
+
+inline std::string node_label(const pb::NodeProto& node) {
+  return "node '" + (node.name().empty() ? node.output_size() ? node.output(0) : std::string("?") : node.name()) +
+         "' (" + node.op_type() + ")";
+}
+
+/// A TensorProto as a Kindling tensor (int32 widened to int64); refuses external data, huge or
+/// negative sizes and data that does not match its dims, naming the tensor and the field.
+Tensor tensor_from_proto(const pb::TensorProto& t, const std::filesystem::path& folder);
+
+// Attributes of one node, looked up by name, with the node named in every error.
+struct Attrs {
+  const pb::NodeProto& node;
+  const pb::AttributeProto* find(const std::string& name) const {
+    for (const auto& a : node.attribute()) if (a.name() == name) return &a;
+    return nullptr;
+  }
+  std::int64_t i(const std::string& name, std::int64_t dflt) const {
+    auto* a = find(name);
+    if (!a) return dflt;
+    if (a->type() != pb::AttributeProto::INT) fail(node_label(node) + ": attribute " + name + " is not an int");
+    return a->i();
+  }
+  float f(const std::string& name, float dflt) const {
+    auto* a = find(name);
+    if (!a) return dflt;
+    if (a->type() != pb::AttributeProto::FLOAT) fail(node_label(node) + ": attribute " + name + " is not a float");
+    return a->f();
+  }
+  std::string s(const std::string& name, const std::string& dflt) const {
+    auto* a = find(name);
+    return a ? a->s() : dflt;
+  }
+  std::vector<std::int64_t> ints(const std::string& name, std::vector<std::int64_t> dflt = {}) const {
+    auto* a = find(name);
+    if (!a) return dflt;
+    if (a->type() != pb::AttributeProto::INTS) fail(node_label(node) + ": attribute " + name + " is not a list of ints");
+    return {a->ints().begin(), a->ints().end()};
+  }
+};
+
+/// An integer tensor's values (shapes, axes, pads given as inputs).
+inline std::vector<std::int64_t> to_ints(const Tensor& t) {
+  Tensor c = t.to(kInt64).contiguous();
+  const auto* p = c.data_ptr<std::int64_t>();
+  return {p, p + c.numel()};
+}
+
+/// The op types run_node implements (checked at load, so an unknown op fails before any run).
+const std::set<std::string>& supported_ops();
+
+}  // namespace detail
+
+struct OnnxModule::Impl {
+  pb::ModelProto model;
+  std::int64_t opset = 0;
+  std::map<std::string, Tensor> initializers;  // filled with the registered handles
+  std::vector<std::string> inputs, outputs;
+
+  std::vector<Tensor> run_node(const pb::NodeProto& node, const std::vector<Tensor>& in) const;
+};
+
+}  // namespace kindling::onnx

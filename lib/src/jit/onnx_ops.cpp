@@ -1,0 +1,892 @@
+// What each ONNX op means, in Kindling ops: OnnxModule::Impl::run_node gets a node and its input
+// tensors and returns its outputs. Every op is built from differentiable Kindling ops (a graph
+// loaded here trains); attributes and inputs the op does not support fail with the node and the
+// field named ("... is not supported"), never a guess.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "kindling/nn/functional.hpp"
+#include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/ops.hpp"
+#include "onnx_detail.hpp"
+
+namespace kindling::onnx {
+namespace F = nn::functional;
+using namespace detail;
+
+const std::set<std::string>& detail::supported_ops() {
+  static const std::set<std::string> ops = {
+      "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Flatten", "Reshape",
+      "Transpose", "Softmax", "LogSoftmax", "Identity", "Dropout", "Conv", "ConvTranspose",
+      "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Concat", "Constant",
+      "Clip", "Unsqueeze", "Squeeze", "Gather", "Pad", "LeakyRelu", "Elu", "Softplus", "Exp", "Neg",
+      // elementwise maths
+      "Abs", "Ceil", "Floor", "Round", "Sign", "Sqrt", "Log", "Reciprocal", "Erf", "Sin", "Cos", "Tan", "Sinh",
+      "Cosh", "Softsign", "HardSigmoid", "HardSwish", "Selu", "Celu", "PRelu", "ThresholdedRelu", "Shrink",
+      "IsNaN", "IsInf",
+      // comparisons and logic
+      "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Not", "And", "Or", "Xor", "Where",
+      // arithmetic
+      "Pow", "Mod", "Max", "Min", "Sum", "Mean", "Einsum",
+      // dtypes and shapes
+      "Cast", "CastLike", "Shape", "Size", "ConstantOfShape", "Expand", "Tile", "Range", "Slice", "Split", "CumSum",
+      // reductions
+      "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+      "ReduceLogSum", "ReduceLogSumExp", "ArgMax", "ArgMin",
+      // indexing, losses, normalisation
+      "GatherElements", "ScatterElements", "Scatter", "Trilu", "TopK", "Hardmax", "DepthToSpace", "SpaceToDepth",
+      "EyeLike", "OneHot", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "LayerNormalization",
+      "InstanceNormalization"};
+  return ops;
+}
+
+namespace {
+
+// A shape a node is about to fill, refused beyond 2^31 elements (a hostile file's huge sizes end
+// here with the node named, not in the allocator).
+void check_size(const pb::NodeProto& node, const Shape& shape) {
+  double n = 1;
+  for (auto d : shape) {
+    if (d < 0) fail(node_label(node) + ": a size is negative");
+    n *= static_cast<double>(d);
+  }
+  if (n > double(std::int64_t{1} << 31)) fail(node_label(node) + ": the output would hold " + std::to_string(n) + " elements");
+}
+
+// ONNX's TensorProto::DataType codes as Kindling dtypes (int32 is widened to int64, as everywhere here).
+DType dtype_of_onnx(const pb::NodeProto& node, std::int64_t code) {
+  switch (code) {
+    case pb::TensorProto::FLOAT: return kFloat32;
+    case pb::TensorProto::DOUBLE: return kFloat64;
+    case pb::TensorProto::FLOAT16: return kFloat16;
+    case pb::TensorProto::BFLOAT16: return kBFloat16;
+    case pb::TensorProto::INT64:
+    case pb::TensorProto::INT32: return kInt64;
+    case pb::TensorProto::UINT8: return kUInt8;
+    case pb::TensorProto::BOOL: return kBool;
+    default: fail(node_label(node) + ": attribute to: data type " + std::to_string(code) + " is not supported");
+  }
+}
+
+// ONNX pads are [x1_begin, x2_begin, ..., x1_end, x2_end]; Kindling's 2-D ops pad symmetrically.
+F::IntPair symmetric_pads(const pb::NodeProto& node, const std::vector<std::int64_t>& pads) {
+  if (pads.empty()) return 0;
+  if (pads.size() != 4) fail(node_label(node) + ": attribute pads has " + std::to_string(pads.size()) + " values, want 4 (2-D)");
+  if (pads[0] != pads[2] || pads[1] != pads[3]) fail(node_label(node) + ": attribute pads is asymmetric (not supported)");
+  return F::IntPair(pads[0], pads[1]);
+}
+F::IntPair pair(const pb::NodeProto& node, const std::vector<std::int64_t>& v, const char* field, std::int64_t dflt) {
+  if (v.empty()) return dflt;
+  if (v.size() != 2) fail(node_label(node) + ": attribute " + field + " has " + std::to_string(v.size()) + " values, want 2 (2-D)");
+  return F::IntPair(v[0], v[1]);
+}
+// Constant padding of every dim d by pads[d] before and pads[d + rank] after: blocks of `value`
+// concatenated on each side (cat is differentiable, so gradients flow back to x).
+Tensor pad_constant(Tensor x, const std::vector<std::int64_t>& pads, double value) {
+  const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+  for (std::int64_t d = 0; d < r; ++d) {
+    std::vector<Tensor> parts;
+    auto block = [&](std::int64_t n) {
+      Shape s = x.shape();
+      s[d] = n;
+      return full(s, value, TensorOptions{.dtype = x.dtype()});
+    };
+    if (pads[d]) parts.push_back(block(pads[d]));
+    parts.push_back(x);
+    if (pads[d + r]) parts.push_back(block(pads[d + r]));
+    if (parts.size() > 1) x = cat(parts, d);
+  }
+  return x;
+}
+
+// The 2-D window ops' pads as ONNX means them: auto_pad SAME_UPPER / SAME_LOWER computed from the
+// input (output = ceil(in / stride)), else the pads attribute. Returns [h_begin, w_begin, h_end, w_end].
+std::vector<std::int64_t> window_pads(const pb::NodeProto& node, const Attrs& a, const Tensor& x, F::IntPair k,
+                                      F::IntPair stride, F::IntPair dil) {
+  const auto ap = a.s("auto_pad", "NOTSET");
+  if (ap == "VALID") return {0, 0, 0, 0};
+  if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+    std::vector<std::int64_t> p(4);
+    const std::int64_t in[2] = {x.size(2), x.size(3)}, kk[2] = {k.h, k.w}, st[2] = {stride.h, stride.w},
+                       dl[2] = {dil.h, dil.w};
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t out = (in[i] + st[i] - 1) / st[i];
+      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * st[i] + (kk[i] - 1) * dl[i] + 1 - in[i]);
+      p[i] = ap == "SAME_UPPER" ? total / 2 : total - total / 2;  // SAME_UPPER puts the odd one at the end
+      p[i + 2] = total - p[i];
+    }
+    return p;
+  }
+  if (ap != "NOTSET") fail(node_label(node) + ": attribute auto_pad " + ap + " is not supported");
+  auto p = a.ints("pads");
+  if (p.empty()) return {0, 0, 0, 0};
+  if (p.size() != 4) fail(node_label(node) + ": attribute pads has " + std::to_string(p.size()) + " values, want 4 (2-D)");
+  for (auto v : p) if (v < 0 || v > (1 << 20)) fail(node_label(node) + ": attribute pads holds " + std::to_string(v));
+  return p;
+}
+// Pads Kindling's 2-D op can take itself (symmetric, and for pooling at most half the window).
+bool native_pads(const std::vector<std::int64_t>& p, F::IntPair k, bool pooling) {
+  return p[0] == p[2] && p[1] == p[3] && (!pooling || (2 * p[0] <= k.h && 2 * p[1] <= k.w));
+}
+std::vector<std::int64_t> nchw_pads(const std::vector<std::int64_t>& p) { return {0, 0, p[0], p[1], 0, 0, p[2], p[3]}; }
+
+void want_rank(const pb::NodeProto& node, const Tensor& x, std::int64_t rank, const char* what) {
+  if (static_cast<std::int64_t>(x.shape().size()) != rank)
+    fail(node_label(node) + ": input " + what + " has rank " + std::to_string(x.shape().size()) + " (not supported: only rank " +
+         std::to_string(rank) + ")");
+}
+}  // namespace
+
+std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const std::vector<Tensor>& in) const {
+  const Attrs a{node};
+  const std::string& op = node.op_type();
+  auto arg = [&](std::size_t i) -> const Tensor& {
+    if (i >= in.size() || !in[i].defined()) fail(node_label(node) + ": input " + std::to_string(i) + " is missing");
+    return in[i];
+  };
+  auto opt = [&](std::size_t i) { return i < in.size() ? in[i] : Tensor(); };
+  if (op == "Identity") return {arg(0)};
+  if (op == "Dropout") {
+    // Inference: the input as it is, and a mask (output 1, when asked for) that keeps everything.
+    // Training mode (opset 12's input 2) draws a random mask ONNX's tests fix with NumPy's generator.
+    const Tensor ratio = opset >= 12 ? opt(1) : Tensor(), training = opset >= 12 ? opt(2) : Tensor();
+    const double p = ratio.defined() ? ratio.to(kFloat64).reshape({-1}).select(0, 0).item<double>() : 0.5;
+    if (training.defined() && training.to(kFloat64).reshape({-1}).select(0, 0).item<double>() != 0 && p != 0)
+      fail(node_label(node) + ": input training_mode = true with a ratio above 0 is not supported (inference only)");
+    return {arg(0), ones(arg(0).shape(), TensorOptions{.dtype = kBool})};
+  }
+  if (op == "Relu") return {arg(0).relu()};
+  if (op == "Sigmoid") return {arg(0).sigmoid()};
+  if (op == "Tanh") return {arg(0).tanh()};
+  if (op == "LeakyRelu") return {F::leaky_relu(arg(0), a.f("alpha", 0.01f))};
+  if (op == "Elu") return {F::elu(arg(0), a.f("alpha", 1.f))};
+  if (op == "Softplus") return {F::softplus(arg(0), 1.0, std::numeric_limits<double>::infinity())};
+  if (op == "Exp") return {arg(0).exp()};
+  if (op == "Neg") return {arg(0).neg()};
+  if ((op == "Conv" || op == "ConvTranspose" || op == "MaxPool" || op == "AveragePool") && !in.empty() &&
+      in[0].defined() && in[0].shape().size() == 3) {
+    // 1-D as 2-D with a height of 1: X [N, C, L] -> [N, C, 1, L], W likewise, and every per-axis
+    // attribute gets a leading 1 (pads: a leading 0 at both ends).
+    pb::NodeProto n2 = node;
+    for (auto& at : *n2.mutable_attribute()) {
+      if (at.type() != pb::AttributeProto::INTS) continue;
+      std::vector<std::int64_t> v(at.ints().begin(), at.ints().end());
+      const std::int64_t fill = at.name() == "pads" || at.name() == "output_padding" ? 0 : 1;
+      if (at.name() == "pads" && v.size() == 2) v = {0, v[0], 0, v[1]};
+      else if (v.size() == 1) v = {fill, v[0]};
+      at.clear_ints();
+      for (auto x : v) at.add_ints(x);
+    }
+    std::vector<Tensor> in2 = in;
+    in2[0] = in2[0].unsqueeze(2);
+    if ((op == "Conv" || op == "ConvTranspose") && in2.size() > 1 && in2[1].defined() && in2[1].shape().size() == 3)
+      in2[1] = in2[1].unsqueeze(2);
+    auto out = run_node(n2, in2);
+    out[0] = out[0].squeeze(2);
+    return out;
+  }
+  if (op == "Add") return {arg(0) + arg(1)};
+  if (op == "Sub") return {arg(0) - arg(1)};
+  if (op == "Mul") return {arg(0) * arg(1)};
+  if (op == "Div") {
+    // Integers divide to an integer, truncated toward zero (C's /); Kindling's / is true division.
+    if (!is_floating_point(arg(0).dtype()) && !is_floating_point(arg(1).dtype()))
+      return {(arg(0).to(kFloat64) / arg(1).to(kFloat64)).trunc().to(promote_types(arg(0).dtype(), arg(1).dtype()))};
+    return {arg(0) / arg(1)};
+  }
+  if (op == "MatMul") return {matmul(arg(0), arg(1))};
+  if (op == "Gemm") {
+    // Y = alpha · A' · B' + beta · C, A' = transA ? Aᵀ : A ([M, K]), B' likewise ([K, N]).
+    Tensor A = arg(0), B = arg(1);
+    want_rank(node, A, 2, "A"); want_rank(node, B, 2, "B");
+    if (a.i("transA", 0)) A = A.t();
+    if (a.i("transB", 0)) B = B.t();
+    Tensor y = matmul(A, B);
+    const float alpha = a.f("alpha", 1.f), beta = a.f("beta", 1.f);
+    if (alpha != 1.f) y = y * alpha;
+    Tensor C = opt(2);
+    if (C.defined()) y = y + (beta == 1.f ? C : C * beta);
+    return {y};
+  }
+  if (op == "Flatten") {
+    const Tensor& x = arg(0);
+    std::int64_t r = static_cast<std::int64_t>(x.shape().size()), axis = a.i("axis", 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis > r) fail(node_label(node) + ": attribute axis " + std::to_string(axis) + " is out of range");
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t d = 0; d < r; ++d) (d < axis ? outer : inner) *= x.size(d);
+    return {x.reshape({outer, inner})};
+  }
+  if (op == "Reshape") {
+    const Tensor& x = arg(0);
+    auto dims = to_ints(arg(1));
+    Shape shape;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      // 0 copies the input's size there (unless allowzero), -1 is inferred by reshape.
+      if (dims[d] == 0 && !a.i("allowzero", 0)) {
+        if (d >= x.shape().size()) fail(node_label(node) + ": input shape has a 0 past the input's rank");
+        shape.push_back(x.size(static_cast<std::int64_t>(d)));
+      } else shape.push_back(dims[d]);
+    }
+    return {x.reshape(shape)};
+  }
+  if (op == "Transpose") {
+    const Tensor& x = arg(0);
+    auto perm = a.ints("perm");
+    if (perm.empty()) for (std::int64_t d = static_cast<std::int64_t>(x.shape().size()) - 1; d >= 0; --d) perm.push_back(d);
+    return {x.permute(perm)};
+  }
+  if (op == "Softmax" || op == "LogSoftmax") {
+    const Tensor& x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    if (opset >= 13) {  // one axis, default -1
+      std::int64_t axis = a.i("axis", -1);
+      return {op == "Softmax" ? F::softmax(x, axis) : F::log_softmax(x, axis)};
+    }
+    // Before opset 13: the input is flattened to 2-D at axis (default 1) and normalised per row.
+    std::int64_t axis = a.i("axis", 1);
+    if (axis < 0) axis += r;
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t d = 0; d < r; ++d) (d < axis ? outer : inner) *= x.size(d);
+    Tensor x2 = x.reshape({outer, inner});
+    return {(op == "Softmax" ? F::softmax(x2, 1) : F::log_softmax(x2, 1)).reshape(x.shape())};
+  }
+  if (op == "Conv" || op == "ConvTranspose") {
+    Tensor x = arg(0);
+    want_rank(node, x, 4, "X");
+    auto stride = pair(node, a.ints("strides"), "strides", 1);
+    auto dil = pair(node, a.ints("dilations"), "dilations", 1);
+    const std::int64_t groups = a.i("group", 1);
+    if (op == "Conv") {
+      want_rank(node, arg(1), 4, "W");
+      const F::IntPair k(arg(1).size(2), arg(1).size(3));
+      auto p = window_pads(node, a, x, k, stride, dil);
+      if (!native_pads(p, k, false)) {  // asymmetric: zeros added here, none by conv2d
+        x = pad_constant(x, nchw_pads(p), 0.0);
+        p = {0, 0, 0, 0};
+      }
+      return {F::conv2d(x, arg(1), opt(2), stride, F::Padding(F::IntPair(p[0], p[1])), dil, groups)};
+    }
+    auto outpad = pair(node, a.ints("output_padding"), "output_padding", 0);
+    const auto out_shape = a.ints("output_shape");
+    const auto ap = a.s("auto_pad", "NOTSET");
+    if (out_shape.empty() && (ap == "NOTSET" || ap == "VALID")) {
+      auto pads = ap == "VALID" ? F::IntPair(0) : symmetric_pads(node, a.ints("pads"));
+      return {F::conv_transpose2d(x, arg(1), opt(2), stride, pads, outpad, groups, dil)};
+    }
+    // output_shape (or auto_pad SAME_*: output = input * stride) fixes the output's size; the full
+    // transposed convolution is cropped by total = full - wanted, split as ONNX says.
+    if (ap != "NOTSET" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
+      fail(node_label(node) + ": attribute auto_pad " + ap + " is not supported");
+    want_rank(node, arg(1), 4, "W");
+    if (!out_shape.empty() && out_shape.size() != 2) fail(node_label(node) + ": attribute output_shape must hold 2 sizes (2-D)");
+    const std::int64_t st[2] = {stride.h, stride.w}, dl[2] = {dil.h, dil.w}, opd[2] = {outpad.h, outpad.w};
+    std::int64_t wanted[2], extra[2];
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t full = (x.size(2 + i) - 1) * st[i] + (arg(1).size(2 + i) - 1) * dl[i] + 1 + opd[i];
+      wanted[i] = out_shape.empty() ? x.size(2 + i) * st[i] : out_shape[i];
+      // A wanted size beyond the full output: more rows at the end, as output_padding adds them.
+      extra[i] = std::max<std::int64_t>(0, wanted[i] - full);
+    }
+    Tensor y = F::conv_transpose2d(x, arg(1), opt(2), stride, 0, F::IntPair(opd[0] + extra[0], opd[1] + extra[1]), groups, dil);
+    for (int i = 0; i < 2; ++i) {
+      const std::int64_t total = y.size(2 + i) - wanted[i];
+      const std::int64_t begin = ap == "SAME_UPPER" ? total / 2 : total - total / 2;
+      y = y.slice(2 + i, begin, begin + wanted[i]);
+    }
+    return {y};
+  }
+  if (op == "MaxPool" || op == "AveragePool") {
+    Tensor x = arg(0);
+    want_rank(node, x, 4, "X");
+    auto k = pair(node, a.ints("kernel_shape"), "kernel_shape", 0);
+    if (k.h <= 0 || k.w <= 0) fail(node_label(node) + ": attribute kernel_shape is missing or not positive");
+    auto stride = pair(node, a.ints("strides"), "strides", 1);
+    const bool ceil = a.i("ceil_mode", 0) != 0;
+    if (node.output_size() > 1) fail(node_label(node) + ": output Indices is not supported");
+    auto dil = op == "MaxPool" ? pair(node, a.ints("dilations"), "dilations", 1) : F::IntPair(1);
+    auto p = window_pads(node, a, x, k, stride, dil);
+    if (!native_pads(p, k, true)) {
+      // Max pooling ignores padding: -inf blocks added here give the same windows. Average pooling
+      // gets zeros, and divides by what count_include_pad says (below).
+      if (ceil) fail(node_label(node) + ": asymmetric pads (or pads over half of kernel_shape) with ceil_mode are not supported");
+      if (op == "AveragePool") {
+        // Zeros added here; without count_include_pad each window's sum is divided by the number of
+        // real pixels in it: the average of the zero-padded input over the average of a padded mask.
+        const Tensor xp = pad_constant(x, nchw_pads(p), 0.0);
+        const Tensor avg = F::avg_pool2d(xp, k, stride, 0, false, true);
+        if (a.i("count_include_pad", 0)) return {avg};
+        const Tensor mask = pad_constant(ones({1, 1, x.size(2), x.size(3)}, TensorOptions{.dtype = x.dtype()}), nchw_pads(p), 0.0);
+        return {avg / F::avg_pool2d(mask, k, stride, 0, false, true)};
+      }
+      x = pad_constant(x, nchw_pads(p), -std::numeric_limits<double>::infinity());
+      p = {0, 0, 0, 0};
+    }
+    const F::IntPair pads(p[0], p[1]);
+    if (op == "MaxPool") {
+      // Integer images (uint8): pooled in float64, where every uint8 and int64 below 2^53 is exact.
+      if (!is_floating_point(x.dtype())) return {F::max_pool2d(x.to(kFloat64), k, stride, pads, dil, ceil).to(x.dtype())};
+      return {F::max_pool2d(x, k, stride, pads, dil, ceil)};
+    }
+    // ONNX's count_include_pad defaults to 0 (PyTorch's to true).
+    return {F::avg_pool2d(x, k, stride, pads, ceil, a.i("count_include_pad", 0) != 0)};
+  }
+  if (op == "GlobalAveragePool") {
+    const Tensor& x = arg(0);
+    std::vector<std::int64_t> dims;
+    for (std::int64_t d = 2; d < static_cast<std::int64_t>(x.shape().size()); ++d) dims.push_back(d);
+    return {x.mean(dims, /*keepdim=*/true)};
+  }
+  if (op == "BatchNormalization") {
+    const double eps = a.f("epsilon", 1e-5f);
+    if (!a.i("training_mode", 0)) return {F::batch_norm(arg(0), arg(3), arg(4), arg(1), arg(2), false, 0.1, eps)};
+    // Training mode: normalised with the batch's statistics (biased variance); outputs 1 and 2 are the
+    // running statistics moved toward them: running * momentum + batch * (1 - momentum).
+    const Tensor& x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::vector<std::int64_t> dims = {0};
+    for (std::int64_t d = 2; d < r; ++d) dims.push_back(d);
+    Shape per_channel(static_cast<std::size_t>(r), 1);
+    per_channel[1] = x.size(1);
+    const Tensor mean = x.mean(dims, true), centred = x - mean, var = (centred * centred).mean(dims, true);
+    const Tensor y = centred / (var + eps).sqrt() * arg(1).reshape(per_channel) + arg(2).reshape(per_channel);
+    const double m = a.f("momentum", 0.9f);
+    return {y, arg(3) * m + mean.reshape({-1}) * (1 - m), arg(4) * m + var.reshape({-1}) * (1 - m)};
+  }
+  if (op == "Concat") {
+    std::vector<Tensor> xs;
+    for (std::size_t i = 0; i < in.size(); ++i) xs.push_back(arg(i));
+    if (!a.find("axis")) fail(node_label(node) + ": attribute axis is missing");
+    return {cat(xs, a.i("axis", 0))};
+  }
+  if (op == "Constant") {
+    // One of value (a tensor), value_float(s), value_int(s); sparse and string values are refused.
+    if (auto* v = a.find("value")) {
+      if (v->type() != pb::AttributeProto::TENSOR) fail(node_label(node) + ": attribute value is not a tensor");
+      return {tensor_from_proto(v->t(), {})};
+    }
+    if (auto* v = a.find("value_float")) return {scalar_tensor(v->f(), TensorOptions{.dtype = kFloat32})};
+    if (auto* v = a.find("value_int")) return {scalar_tensor(v->i(), TensorOptions{.dtype = kInt64})};
+    if (auto* v = a.find("value_floats")) {
+      std::vector<float> f(v->floats().begin(), v->floats().end());
+      return {kindling::tensor(f, {static_cast<std::int64_t>(f.size())})};
+    }
+    if (auto* v = a.find("value_ints")) {
+      std::vector<std::int64_t> i(v->ints().begin(), v->ints().end());
+      return {kindling::tensor(i, {static_cast<std::int64_t>(i.size())})};
+    }
+    fail(node_label(node) + ": attribute value (or value_float(s), value_int(s)) is missing or not supported");
+  }
+  if (op == "Clip") {
+    const Tensor& x = arg(0);
+    std::optional<Scalar> lo, hi;
+    if (opset >= 11) {
+      Tensor l = opt(1), h = opt(2);
+      if (l.defined()) lo = l.to(kFloat64).contiguous().data_ptr<double>()[0];
+      if (h.defined()) hi = h.to(kFloat64).contiguous().data_ptr<double>()[0];
+    } else {
+      lo = a.f("min", -std::numeric_limits<float>::infinity());
+      hi = a.f("max", std::numeric_limits<float>::infinity());
+    }
+    if (!lo && !hi) return {x};
+    return {x.clamp(lo, hi)};
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    Tensor x = arg(0);
+    auto axes = opset >= 13 ? (opt(1).defined() ? to_ints(in[1]) : std::vector<std::int64_t>{}) : a.ints("axes");
+    if (op == "Squeeze") {
+      if (axes.empty()) return {x.squeeze()};
+      const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+      for (auto& d : axes) if (d < 0) d += r;
+      std::sort(axes.rbegin(), axes.rend());
+      for (auto d : axes) x = x.squeeze(d);
+      return {x};
+    }
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size() + axes.size());
+    for (auto& d : axes) if (d < 0) d += r;
+    std::sort(axes.begin(), axes.end());
+    for (auto d : axes) x = x.unsqueeze(d);
+    return {x};
+  }
+  if (op == "Gather") {
+    // out = data indexed along axis at every index: shape data[:axis] + indices + data[axis+1:]. On a
+    // 2-D table along axis 0 that is Embedding's lookup (F::embedding, whose backward is chapter 3's).
+    const Tensor& data = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(data.shape().size());
+    std::int64_t axis = a.i("axis", 0);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range for rank " + std::to_string(r));
+    Tensor idx = arg(1).to(kInt64).contiguous();
+    const std::int64_t rows = data.size(axis);
+    auto* p = idx.data_ptr<std::int64_t>();
+    std::vector<std::int64_t> fixed(p, p + idx.numel());
+    for (auto& v : fixed) {
+      if (v < -rows || v >= rows) fail(node_label(node) + ": input indices holds " + std::to_string(v) + ", out of range for " + std::to_string(rows) + " rows");
+      if (v < 0) v += rows;
+    }
+    if (axis == 0 && r == 2) return {F::embedding(kindling::tensor(fixed, idx.shape()), data)};
+    Shape out(data.shape().begin(), data.shape().begin() + axis);
+    out.insert(out.end(), idx.shape().begin(), idx.shape().end());
+    out.insert(out.end(), data.shape().begin() + axis + 1, data.shape().end());
+    return {index_select(data, axis, kindling::tensor(fixed, {static_cast<std::int64_t>(fixed.size())})).reshape(out)};
+  }
+  if (op == "Pad") {
+    // PyTorch exports AvgPool2d(count_include_pad=True) as Pad then AveragePool. Constant mode: each
+    // padded dim gets blocks of the value concatenated before and after (cat is differentiable);
+    // reflect and edge: the rows at mirrored or clamped positions, gathered with index_select.
+    const std::string mode = a.s("mode", "constant");
+    if (mode != "constant" && mode != "reflect" && mode != "edge")
+      fail(node_label(node) + ": attribute mode " + mode + " is not supported");
+    Tensor x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    auto pads = opset >= 11 ? to_ints(arg(1)) : a.ints("pads");
+    double value = opset >= 11 ? (opt(2).defined() ? opt(2).to(kFloat64).contiguous().data_ptr<double>()[0] : 0.0)
+                               : a.f("value", 0.f);
+    if (static_cast<std::int64_t>(pads.size()) != 2 * r)
+      fail(node_label(node) + ": input pads has " + std::to_string(pads.size()) + " values, want " + std::to_string(2 * r));
+    if (node.input_size() > 3) fail(node_label(node) + ": input axes is not supported");
+    for (auto v : pads) {
+      if (v < 0) fail(node_label(node) + ": negative pads (cropping) are not supported");
+      if (v > (1 << 20)) fail(node_label(node) + ": input pads holds a huge size " + std::to_string(v));
+    }
+    if (mode == "constant") return {pad_constant(x, pads, value)};
+    for (std::int64_t d = 0; d < r; ++d) {
+      const std::int64_t n = x.size(d), before = pads[d], after = pads[d + r];
+      if (!before && !after) continue;
+      if (n == 0 || (mode == "reflect" && (n < 2 || before >= n || after >= n)))
+        fail(node_label(node) + ": reflect padding of " + std::to_string(std::max(before, after)) + " on a dim of size " +
+             std::to_string(n) + " (it must be smaller than the size)");
+      std::vector<std::int64_t> index;
+      for (std::int64_t i = -before; i < n + after; ++i) {
+        std::int64_t j = i;
+        if (mode == "edge") j = std::clamp<std::int64_t>(i, 0, n - 1);
+        else j = i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);  // reflect: the edge row itself is not repeated
+        index.push_back(j);
+      }
+      x = index_select(x, d, kindling::tensor(index, {static_cast<std::int64_t>(index.size())}));
+    }
+    return {x};
+  }
+  if (op == "InstanceNormalization") {
+    // Per sample and channel over the spatial dims: (x - mean) / sqrt(var + epsilon) * scale[c] + B[c].
+    const Tensor& x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    if (r < 3) fail(node_label(node) + ": input must be [N, C, d1, ...]");
+    std::vector<std::int64_t> dims;
+    for (std::int64_t d = 2; d < r; ++d) dims.push_back(d);
+    Shape per_channel(static_cast<std::size_t>(r - 1), 1);
+    per_channel[0] = x.size(1);
+    const Tensor centred = x - x.mean(dims, true);
+    const Tensor inv_std = ((centred * centred).mean(dims, true) + a.f("epsilon", 1e-5f)).sqrt().reciprocal();
+    return {centred * inv_std * arg(1).reshape(per_channel) + arg(2).reshape(per_channel)};
+  }
+  // ---- elementwise maths (ONNX's unary ops; the result keeps the input's dtype) ----
+  if (op == "Abs") return {arg(0).abs()};
+  if (op == "Ceil") return {arg(0).ceil()};
+  if (op == "Floor") return {arg(0).floor()};
+  if (op == "Round") return {arg(0).round()};  // halves to even, as ONNX and PyTorch round
+  if (op == "Sign") return {arg(0).sign()};
+  if (op == "Sqrt") return {arg(0).sqrt()};
+  if (op == "Log") return {arg(0).log()};
+  if (op == "Reciprocal") return {arg(0).reciprocal()};
+  if (op == "Erf") return {arg(0).erf()};
+  if (op == "Sin") return {arg(0).sin()};
+  if (op == "Cos") return {arg(0).cos()};
+  if (op == "Tan") return {arg(0).sin() / arg(0).cos()};
+  if (op == "Sinh") return {(arg(0).exp() - arg(0).neg().exp()) * 0.5};
+  if (op == "Cosh") return {(arg(0).exp() + arg(0).neg().exp()) * 0.5};
+  if (op == "Softsign") return {arg(0) / (arg(0).abs() + 1.0)};
+  if (op == "HardSigmoid") return {(arg(0) * a.f("alpha", 0.2f) + a.f("beta", 0.5f)).clamp(0.0, 1.0)};
+  if (op == "HardSwish") return {arg(0) * (arg(0) * (1.0 / 6.0) + 0.5).clamp(0.0, 1.0)};
+  if (op == "Selu" || op == "Celu") {
+    // Selu: gamma (max(0, x) + alpha (exp(min(0, x)) - 1)); Celu: max(0, x) + alpha (exp(min(0, x) / alpha) - 1).
+    const Tensor& x = arg(0);
+    const Tensor neg = x.clamp(std::nullopt, 0.0);
+    if (op == "Celu") {
+      const double alpha = a.f("alpha", 1.f);
+      return {x.relu() + ((neg / alpha).exp() - 1.0) * alpha};
+    }
+    const double alpha = a.f("alpha", 1.67326319217681884765625f), gamma = a.f("gamma", 1.05070102214813232421875f);
+    return {(x.relu() + (neg.exp() - 1.0) * alpha) * gamma};
+  }
+  if (op == "PRelu") {
+    // The slope broadcasts to x (opset 7 on); before, a 1-D slope of x.size(1) values is per channel.
+    Tensor slope = arg(1);
+    const Tensor& x = arg(0);
+    if (opset < 7 && slope.shape().size() == 1 && x.shape().size() > 2 && slope.size(0) == x.size(1)) {
+      Shape s(x.shape().size() - 1, 1);
+      s[0] = slope.size(0);
+      slope = slope.reshape(s);
+    }
+    return {x.relu() + x.clamp(std::nullopt, 0.0) * slope};
+  }
+  if (op == "ThresholdedRelu") return {where(arg(0).gt(full_like(arg(0), a.f("alpha", 1.f))), arg(0), 0.0)};
+  if (op == "Shrink") {
+    const Tensor& x = arg(0);
+    const double lambd = a.f("lambd", 0.5f), bias = a.f("bias", 0.f);
+    return {where(x.lt(full_like(x, -lambd)), x + bias, where(x.gt(full_like(x, lambd)), x - bias, 0.0))};
+  }
+  if (op == "IsNaN") return {arg(0).ne(arg(0))};
+  if (op == "IsInf") {
+    const Tensor& x = arg(0);
+    const double inf = std::numeric_limits<double>::infinity();
+    const bool pos = a.i("detect_positive", 1) != 0, neg = a.i("detect_negative", 1) != 0;
+    if (pos && neg) return {x.abs().eq(full_like(x, inf))};
+    if (pos || neg) return {x.eq(full_like(x, pos ? inf : -inf))};
+    return {zeros_like(x, TensorOptions{.dtype = kBool})};
+  }
+  // ---- comparisons and logic (bool results), with broadcasting ----
+  if (op == "Equal") return {arg(0).eq(arg(1))};
+  if (op == "Greater") return {arg(0).gt(arg(1))};
+  if (op == "Less") return {arg(0).lt(arg(1))};
+  if (op == "GreaterOrEqual") return {arg(0).ge(arg(1))};
+  if (op == "LessOrEqual") return {arg(0).le(arg(1))};
+  if (op == "Not") return {arg(0).eq(zeros_like(arg(0)))};
+  if (op == "And") return {(arg(0).to(kInt64) * arg(1).to(kInt64)).ne(zeros({}, TensorOptions{.dtype = kInt64}))};
+  if (op == "Or") return {(arg(0).to(kInt64) + arg(1).to(kInt64)).ne(zeros({}, TensorOptions{.dtype = kInt64}))};
+  if (op == "Xor") return {arg(0).ne(arg(1))};
+  if (op == "Where") return {where(arg(0).to(kBool), arg(1), arg(2))};
+  // ---- binary and variadic arithmetic ----
+  if (op == "Pow") {
+    // The result has the base's dtype (an int64 base with a float exponent stays int64).
+    Tensor y = pow(arg(0), arg(1));
+    return {y.dtype() == arg(0).dtype() ? y : y.to(arg(0).dtype())};
+  }
+  if (op == "Mod") {
+    const Tensor &x = arg(0), &m = arg(1);
+    if (!a.i("fmod", 0)) return {remainder(x, m)};  // the divisor's sign, as Python's %
+    // fmod: the dividend's sign, x - trunc(x / m) * m, computed in float64 for integers.
+    const Tensor xd = x.to(kFloat64), md = m.to(kFloat64);
+    const Tensor y = xd - (xd / md).trunc() * md;
+    return {y.to(promote_types(x.dtype(), m.dtype()))};
+  }
+  if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") {
+    Tensor y = arg(0);
+    for (std::size_t i = 1; i < in.size(); ++i) {
+      y = op == "Max" ? maximum(y, arg(i)) : op == "Min" ? minimum(y, arg(i)) : y + arg(i);
+    }
+    if (op == "Mean") y = y / static_cast<double>(in.size());
+    return {y};
+  }
+  if (op == "Einsum") {
+    std::vector<Tensor> xs;
+    for (std::size_t i = 0; i < in.size(); ++i) xs.push_back(arg(i));
+    return {einsum(a.s("equation", ""), xs)};
+  }
+  // ---- dtypes ----
+  if (op == "Cast" || op == "CastLike") {
+    if (op == "CastLike") return {arg(0).to(arg(1).dtype())};
+    return {arg(0).to(dtype_of_onnx(node, a.i("to", 0)))};
+  }
+  // ---- shapes ----
+  if (op == "Shape") {
+    const std::int64_t r = static_cast<std::int64_t>(arg(0).shape().size());
+    std::int64_t start = a.i("start", 0), end = a.i("end", r);
+    if (start < 0) start += r;
+    if (end < 0) end += r;
+    start = std::clamp<std::int64_t>(start, 0, r);
+    end = std::clamp<std::int64_t>(end, start, r);
+    std::vector<std::int64_t> dims(arg(0).shape().begin() + start, arg(0).shape().begin() + end);
+    return {kindling::tensor(dims, {static_cast<std::int64_t>(dims.size())})};
+  }
+  if (op == "Size") return {scalar_tensor(arg(0).numel(), TensorOptions{.dtype = kInt64})};
+  if (op == "ConstantOfShape") {
+    auto dims = to_ints(arg(0));
+    for (auto d : dims) if (d < 0 || d > (std::int64_t{1} << 31)) fail(node_label(node) + ": input shape holds " + std::to_string(d));
+    Tensor value = scalar_tensor(0.0);
+    if (auto* v = a.find("value")) value = tensor_from_proto(v->t(), {});
+    if (value.numel() != 1) fail(node_label(node) + ": attribute value must hold one element");
+    check_size(node, Shape(dims.begin(), dims.end()));
+    return {full(Shape(dims.begin(), dims.end()), value.reshape({}).to(kFloat64).item<double>(),
+                 TensorOptions{.dtype = value.dtype()})};
+  }
+  if (op == "Expand") {
+    // Bidirectional broadcasting: the output has broadcast(x.shape, shape).
+    const Tensor& x = arg(0);
+    auto want = to_ints(arg(1));
+    const std::size_t r = std::max(want.size(), x.shape().size());
+    Shape out(r, 1);
+    for (std::size_t k = 0; k < r; ++k) {
+      const std::int64_t xs = k < r - x.shape().size() ? 1 : x.shape()[k - (r - x.shape().size())];
+      const std::int64_t ws = k < r - want.size() ? 1 : want[k - (r - want.size())];
+      if (xs != ws && xs != 1 && ws != 1)
+        fail(node_label(node) + ": input shape does not broadcast with the input's shape at dim " + std::to_string(k));
+      out[k] = xs == 1 ? ws : xs;
+    }
+    check_size(node, out);
+    Shape lifted(r - x.shape().size(), 1);  // x with leading 1s up to the output's rank
+    lifted.insert(lifted.end(), x.shape().begin(), x.shape().end());
+    return {x.reshape(lifted).expand(out)};
+  }
+  if (op == "Tile") {
+    auto reps = to_ints(arg(1));
+    if (reps.size() != arg(0).shape().size()) fail(node_label(node) + ": input repeats must have one value per dim");
+    for (auto v : reps) if (v < 0 || v > (1 << 20)) fail(node_label(node) + ": input repeats holds " + std::to_string(v));
+    Shape out = arg(0).shape();
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] *= reps[k];
+    check_size(node, out);
+    return {arg(0).repeat(reps)};
+  }
+  if (op == "Range") {
+    const Tensor& s = arg(0);
+    const double start = s.to(kFloat64).item<double>(), limit = arg(1).to(kFloat64).item<double>(),
+                 delta = arg(2).to(kFloat64).item<double>();
+    if (delta == 0) fail(node_label(node) + ": input delta is 0");
+    const double n = std::max(std::ceil((limit - start) / delta), 0.0);
+    if (n > double(1 << 30)) fail(node_label(node) + ": the range has too many elements");
+    // start + i * delta in the inputs' dtype (ONNX's definition; not arange's accumulated steps).
+    Tensor i = arange(0, static_cast<std::int64_t>(n), 1, TensorOptions{.dtype = kInt64});
+    return {(i.to(kFloat64) * delta + start).to(s.dtype())};
+  }
+  if (op == "Slice") {
+    Tensor x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::vector<std::int64_t> starts, ends, axes, steps;
+    if (opset >= 10) {
+      starts = to_ints(arg(1));
+      ends = to_ints(arg(2));
+      if (opt(3).defined()) axes = to_ints(in[3]);
+      if (opt(4).defined()) steps = to_ints(in[4]);
+    } else {
+      starts = a.ints("starts");
+      ends = a.ints("ends");
+      axes = a.ints("axes");
+    }
+    if (axes.empty()) for (std::int64_t d = 0; d < static_cast<std::int64_t>(starts.size()); ++d) axes.push_back(d);
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+      fail(node_label(node) + ": inputs starts, ends, axes and steps differ in length");
+    for (std::size_t k = 0; k < starts.size(); ++k) {
+      std::int64_t d = axes[k] < 0 ? axes[k] + r : axes[k];
+      if (d < 0 || d >= r) fail(node_label(node) + ": axis " + std::to_string(axes[k]) + " is out of range");
+      const std::int64_t n = x.size(d), step = steps[k];
+      if (step == 0) fail(node_label(node) + ": a step is 0");
+      std::int64_t b = starts[k] < 0 ? starts[k] + n : starts[k], e = ends[k] < 0 ? ends[k] + n : ends[k];
+      // ONNX clamps: [0, n] for a positive step, [0, n - 1] and [-1, n - 1] for a negative one.
+      if (step > 0) { b = std::clamp<std::int64_t>(b, 0, n); e = std::clamp<std::int64_t>(e, 0, n); }
+      else { b = std::clamp<std::int64_t>(b, 0, n - 1); e = std::clamp<std::int64_t>(e, -1, n - 1); }
+      const std::int64_t count = step > 0 ? std::max<std::int64_t>(0, (e - b + step - 1) / step)
+                                          : std::max<std::int64_t>(0, (b - e - step - 1) / -step);
+      if (step > 0) x = x.slice(d, b, b + (count ? (count - 1) * step + 1 : 0), step);
+      else x = index_select(x, d, arange(0, count, 1, TensorOptions{.dtype = kInt64}) * step + b);
+    }
+    return {x};
+  }
+  if (op == "Split") {
+    const Tensor& x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::int64_t axis = a.i("axis", 0);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range");
+    auto sizes = opset >= 13 ? (opt(1).defined() ? to_ints(in[1]) : std::vector<std::int64_t>{}) : a.ints("split");
+    const std::int64_t parts = node.output_size();
+    if (sizes.empty()) {
+      if (parts <= 0 || x.size(axis) % parts != 0)
+        fail(node_label(node) + ": the axis of size " + std::to_string(x.size(axis)) + " does not split into " +
+             std::to_string(parts) + " equal parts");
+      sizes.assign(static_cast<std::size_t>(parts), x.size(axis) / parts);
+    }
+    return x.split(sizes, axis);
+  }
+  if (op == "CumSum") {
+    Tensor x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::int64_t axis = arg(1).to(kInt64).reshape({-1}).select(0, 0).item<std::int64_t>();
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": input axis is out of range");
+    const bool reverse = a.i("reverse", 0) != 0, exclusive = a.i("exclusive", 0) != 0;
+    if (reverse) x = x.flip({axis});
+    Tensor y = x.cumsum(axis);
+    if (exclusive) y = y - x;
+    if (reverse) y = y.flip({axis});
+    return {y.dtype() == arg(0).dtype() ? y : y.to(arg(0).dtype())};
+  }
+  // ---- reductions ----
+  if (op.rfind("Reduce", 0) == 0) {
+    Tensor x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    const bool axes_input = opset >= 18 || (op == "ReduceSum" && opset >= 13);
+    std::vector<std::int64_t> axes = axes_input ? (opt(1).defined() ? to_ints(in[1]) : std::vector<std::int64_t>{})
+                                                : a.ints("axes");
+    const bool keep = a.i("keepdims", 1) != 0;
+    if (axes.empty()) {
+      if (a.i("noop_with_empty_axes", 0)) return {x};
+      for (std::int64_t d = 0; d < r; ++d) axes.push_back(d);
+    }
+    for (auto& d : axes) {
+      if (d < 0) d += r;
+      if (d < 0 || d >= r) fail(node_label(node) + ": an axis is out of range for rank " + std::to_string(r));
+    }
+    std::sort(axes.begin(), axes.end());
+    if (op == "ReduceSum") return {x.sum(axes, keep)};
+    if (op == "ReduceMean") return {x.mean(axes, keep)};
+    if (op == "ReduceMax") return {x.amax(axes, keep)};
+    if (op == "ReduceMin") return {x.amin(axes, keep)};
+    if (op == "ReduceL1") return {x.abs().sum(axes, keep)};
+    if (op == "ReduceL2") return {(x * x).sum(axes, keep).sqrt()};
+    if (op == "ReduceSumSquare") return {(x * x).sum(axes, keep)};
+    if (op == "ReduceLogSum") return {x.sum(axes, keep).log()};
+    if (op == "ReduceLogSumExp") return {x.logsumexp(axes, keep)};
+    if (op == "ReduceProd") {
+      for (auto it = axes.rbegin(); it != axes.rend(); ++it) x = x.prod(*it, keep);
+      return {x.dtype() == arg(0).dtype() ? x : x.to(arg(0).dtype())};
+    }
+  }
+  if (op == "ArgMax" || op == "ArgMin") {
+    Tensor x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::int64_t axis = a.i("axis", 0);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range");
+    const bool keep = a.i("keepdims", 1) != 0, last = a.i("select_last_index", 0) != 0;
+    // The first index of the extreme value; select_last_index: the last (the first of the flipped).
+    if (last) x = x.flip({axis});
+    Tensor idx = op == "ArgMax" ? x.argmax(axis, keep) : x.argmin(axis, keep);
+    if (last) idx = (idx * -1) + (x.size(axis) - 1);
+    return {idx};
+  }
+  // ---- indexing along an axis ----
+  if (op == "GatherElements" || op == "ScatterElements" || op == "Scatter") {
+    // out[i][j][k] = data[index[i][j][k]][j][k] along axis 0 (PyTorch's gather / scatter); negative
+    // indices count from the end.
+    const Tensor& data = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(data.shape().size());
+    std::int64_t axis = a.i("axis", 0);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range for rank " + std::to_string(r));
+    Tensor idx = arg(1).to(kInt64);
+    idx = where(idx.lt(zeros_like(idx)), idx + data.size(axis), idx);
+    if (op == "GatherElements") return {gather(data, axis, idx)};
+    const std::string reduction = a.s("reduction", "none");
+    if (reduction == "add") return {scatter_add(data, axis, idx, arg(2))};
+    if (reduction != "none") fail(node_label(node) + ": attribute reduction " + reduction + " is not supported");
+    return {scatter(data, axis, idx, arg(2))};
+  }
+  if (op == "Trilu") {
+    const std::int64_t k = opt(1).defined() ? in[1].to(kInt64).reshape({-1}).select(0, 0).item<std::int64_t>() : 0;
+    return {a.i("upper", 1) ? triu(arg(0), k) : tril(arg(0), k)};
+  }
+  if (op == "TopK") {
+    const Tensor& x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::int64_t axis = a.i("axis", -1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range");
+    const std::int64_t k = opset >= 10 ? arg(1).to(kInt64).reshape({-1}).select(0, 0).item<std::int64_t>() : a.i("k", 0);
+    if (k < 0 || k > x.size(axis)) fail(node_label(node) + ": k = " + std::to_string(k) + " is out of range");
+    auto [values, indices] = x.topk(k, axis, a.i("largest", 1) != 0, true);
+    return {values, indices};
+  }
+  if (op == "Hardmax") {
+    // 1 at the first largest element along axis (before opset 13: of the input flattened to 2-D at axis).
+    const Tensor& x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::int64_t axis = a.i("axis", opset >= 13 ? -1 : 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range");
+    Tensor x2 = x;
+    std::int64_t d = axis;
+    if (opset < 13) {
+      std::int64_t outer = 1, inner = 1;
+      for (std::int64_t k = 0; k < r; ++k) (k < axis ? outer : inner) *= x.size(k);
+      x2 = x.reshape({outer, inner});
+      d = 1;
+    }
+    return {zeros_like(x2).scatter(d, x2.argmax(d, true), 1.0).reshape(x.shape())};
+  }
+  if (op == "DepthToSpace" || op == "SpaceToDepth") {
+    // Moves blocks of b x b pixels between the channels and the spatial dims, by reshape and permute.
+    const Tensor& x = arg(0);
+    want_rank(node, x, 4, "input");
+    const std::int64_t b = a.i("blocksize", 0), N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+    if (b <= 0) fail(node_label(node) + ": attribute blocksize is missing or not positive");
+    if (op == "SpaceToDepth") {
+      if (H % b || W % b) fail(node_label(node) + ": the height and width must be multiples of blocksize");
+      return {x.reshape({N, C, H / b, b, W / b, b}).permute({0, 3, 5, 1, 2, 4}).reshape({N, C * b * b, H / b, W / b})};
+    }
+    if (C % (b * b)) fail(node_label(node) + ": the channels must be a multiple of blocksize^2");
+    const std::int64_t c = C / (b * b);
+    if (a.s("mode", "DCR") == "DCR")
+      return {x.reshape({N, b, b, c, H, W}).permute({0, 3, 4, 1, 5, 2}).reshape({N, c, H * b, W * b})};
+    return {x.reshape({N, c, b, b, H, W}).permute({0, 1, 4, 2, 5, 3}).reshape({N, c, H * b, W * b})};  // CRD
+  }
+  if (op == "EyeLike") {
+    const Tensor& x = arg(0);
+    want_rank(node, x, 2, "input");
+    const DType dt = a.find("dtype") ? dtype_of_onnx(node, a.i("dtype", 1)) : x.dtype();
+    const std::int64_t k = a.i("k", 0), n = x.size(0), m = x.size(1);
+    // ones on the k-th diagonal: the rows i with 0 <= i + k < m.
+    Tensor y = zeros({n, m}, TensorOptions{.dtype = kFloat64});
+    for (std::int64_t i = std::max<std::int64_t>(0, -k); i < n && i + k < m; ++i) y.select(0, i).select(0, i + k).fill_(1.0);
+    return {y.to(dt)};
+  }
+  if (op == "OneHot") {
+    // indices [...] -> [..., depth] at axis (default -1): on_value where the index is, off_value elsewhere;
+    // negative indices count from the end of depth.
+    Tensor idx = arg(0).to(kInt64);
+    const std::int64_t depth = static_cast<std::int64_t>(arg(1).to(kFloat64).reshape({-1}).select(0, 0).item<double>());
+    if (depth <= 0 || depth > (1 << 24)) fail(node_label(node) + ": input depth " + std::to_string(depth) + " is out of range");
+    const Tensor values = arg(2).reshape({-1});
+    if (values.numel() != 2) fail(node_label(node) + ": input values must hold [off_value, on_value]");
+    Shape out = idx.shape();
+    out.push_back(depth);
+    check_size(node, out);
+    idx = where(idx.lt(zeros_like(idx)), idx + depth, idx);
+    const std::int64_t r = static_cast<std::int64_t>(idx.shape().size()) + 1;
+    std::int64_t axis = a.i("axis", -1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range");
+    Shape classes(static_cast<std::size_t>(r), 1);
+    classes[static_cast<std::size_t>(axis)] = depth;
+    const Tensor hit = idx.unsqueeze(axis).eq(arange(0, depth, 1, TensorOptions{.dtype = kInt64}).reshape(classes));
+    return {where(hit, values.select(0, 1), values.select(0, 0))};
+  }
+  // ---- losses ----
+  if (op == "NegativeLogLikelihoodLoss" || op == "SoftmaxCrossEntropyLoss") {
+    // input [N, C, d...] (log-probabilities; SoftmaxCrossEntropyLoss: scores), target [N, d...];
+    // loss = -input[n, target, d] * weight[target], 0 where target == ignore_index; reduction mean
+    // divides by the sum of the weights taken.
+    Tensor logp = op == "SoftmaxCrossEntropyLoss" ? F::log_softmax(arg(0), 1) : arg(0);
+    const Tensor target = arg(1).to(kInt64);
+    if (logp.shape().size() < 2) fail(node_label(node) + ": input must be [N, C, ...]");
+    Tensor keep = ones(target.shape(), TensorOptions{.dtype = kBool});
+    if (auto* ii = a.find("ignore_index")) keep = target.ne(full_like(target, ii->i()));
+    const Tensor safe = where(keep, target, 0);
+    const Tensor picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1);  // [N, d...]
+    Tensor w = keep.to(logp.dtype());
+    const Tensor weight = opt(2);
+    if (weight.defined()) w = w * index_select(weight, 0, safe.reshape({-1})).reshape(safe.shape());
+    const Tensor loss = picked.neg() * w;
+    const std::string reduction = a.s("reduction", "mean");
+    Tensor out;
+    if (reduction == "none") out = loss;
+    else if (reduction == "sum") out = loss.sum();
+    else if (reduction == "mean") out = loss.sum() / w.sum();
+    else fail(node_label(node) + ": attribute reduction " + reduction + " is not supported");
+    if (op == "SoftmaxCrossEntropyLoss") return {out, logp};
+    return {out};
+  }
+  // ---- normalisation ----
+  if (op == "LayerNormalization") {
+    // Normalised over the dims from axis on; outputs Y, and optionally Mean and InvStdDev (their
+    // reduced dims kept as 1).
+    const Tensor& x = arg(0);
+    const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
+    std::int64_t axis = a.i("axis", -1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r) fail(node_label(node) + ": attribute axis is out of range");
+    std::vector<std::int64_t> dims;
+    for (std::int64_t d = axis; d < r; ++d) dims.push_back(d);
+    const Tensor mean = x.mean(dims, true);
+    const Tensor centred = x - mean;
+    const Tensor inv_std = ((centred * centred).mean(dims, true) + a.f("epsilon", 1e-5f)).sqrt().reciprocal();
+    Tensor y = centred * inv_std * arg(1);
+    if (opt(2).defined()) y = y + in[2];
+    return {y, mean, inv_std};
+  }
+  fail(node_label(node) + ": op_type is not supported");
+}
+
+}  // namespace kindling::onnx
