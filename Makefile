@@ -183,7 +183,7 @@ fuzz: clang-configure
 ## that fits CI's time; `make sanitize` (g++, unit + parity) stays the full check before a release.
 UNIT_TEST_PROGRAMS := test_tensor test_autograd test_nn test_data test_train test_amp test_debug test_cuda \
                       test_vision test_jit test_distributed test_text onnx_conformance bad_inputs \
-                      $(foreach t,npy safetensors idx csv image checkpoint,fuzz_replay_$(t))
+                      $(foreach t,npy safetensors idx csv image checkpoint onnx,fuzz_replay_$(t))
 ci-extra: clang-configure
 	@cmake --build $(BUILD)-clang -j $(JOBS) --target $(UNIT_TEST_PROGRAMS) fuzz_targets
 	@cd $(BUILD)-clang && $(SAN_ENV) ctest -j $(JOBS) -L unit --output-on-failure --timeout 900

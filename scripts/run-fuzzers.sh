@@ -15,7 +15,7 @@ build=${1:?usage: run-fuzzers.sh BUILD SECONDS [TARGET...]}
 seconds=${2:?usage: run-fuzzers.sh BUILD SECONDS [TARGET...]}
 shift 2
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(npy safetensors idx csv image checkpoint)
+[[ ${#targets[@]} -gt 0 ]] || targets=(npy safetensors idx csv image checkpoint onnx)
 src="$(cd "$(dirname "$0")/.." && pwd)/tests/fuzz"
 out="$build/fuzz"
 mkdir -p "$out"

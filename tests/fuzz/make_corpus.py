@@ -177,3 +177,58 @@ put("regressions", "image", "png_claims_10_gigapixels.png",
     b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + png_chunk(b"IDAT", zlib.compress(b"\0" * 64)) + png_chunk(b"IEND", b""))
 truncated = image("RGB", (32, 32), "JPEG")
 put("regressions", "image", "jpeg_truncated.jpg", truncated[: len(truncated) // 2])
+
+# ONNX models (python3-onnx's helper): small graphs whose inputs take the fuzz target's [1, 2, 3, 3]
+# tensor of ones, so that a mutation of an attribute or an initializer reaches the op code.
+from onnx import TensorProto, helper  # noqa: E402
+
+
+def onnx_model(nodes, inits=(), n_inputs=1, opset=13):
+    inputs = [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, [1, 2, 3, 3]) for i in range(n_inputs)]
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              initializer=list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]).SerializeToString()
+
+
+def init(name, dims, values, dtype=TensorProto.FLOAT):
+    return helper.make_tensor(name, dtype, dims, values)
+
+
+put("corpus", "onnx", "conv_relu_pool.onnx", onnx_model(
+    [helper.make_node("Conv", ["x0", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+     helper.make_node("Relu", ["c"], ["r"]),
+     helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], pads=[0, 0, 1, 1]),
+     helper.make_node("Flatten", ["p"], ["y"])],
+    [init("w", [4, 2, 3, 3], [0.1] * 72), init("b", [4], [0.0] * 4)]))
+put("corpus", "onnx", "gemm_softmax.onnx", onnx_model(
+    [helper.make_node("Reshape", ["x0", "shape"], ["f"]),
+     helper.make_node("Gemm", ["f", "w", "b"], ["g"], transB=1),
+     helper.make_node("LogSoftmax", ["g"], ["y"], axis=1)],
+    [init("shape", [2], [1, 18], TensorProto.INT64), init("w", [5, 18], [0.01] * 90), init("b", [5], [0.5] * 5)]))
+put("corpus", "onnx", "slice_tile_concat.onnx", onnx_model(
+    [helper.make_node("Slice", ["x0", "starts", "ends", "axes", "steps"], ["s"]),
+     helper.make_node("Tile", ["s", "reps"], ["t"]),
+     helper.make_node("Concat", ["t", "t"], ["y"], axis=1)],
+    [init("starts", [2], [0, -1], TensorProto.INT64), init("ends", [2], [2, -4], TensorProto.INT64),
+     init("axes", [2], [2, 3], TensorProto.INT64), init("steps", [2], [1, -1], TensorProto.INT64),
+     init("reps", [4], [1, 2, 1, 1], TensorProto.INT64)]))
+put("corpus", "onnx", "reduce_gather_onehot.onnx", onnx_model(
+    [helper.make_node("ReduceMean", ["x0"], ["m"], axes=[2, 3], keepdims=0),
+     helper.make_node("ArgMax", ["m"], ["a"], axis=1),
+     helper.make_node("OneHot", ["a", "depth", "values"], ["o"], axis=-1),
+     helper.make_node("Gather", ["x0", "idx"], ["y"], axis=3)],
+    [init("depth", [], [3], TensorProto.INT64), init("values", [2], [0.0, 1.0]),
+     init("idx", [2], [0, -1], TensorProto.INT64)]))
+put("corpus", "onnx", "expand_where_pad.onnx", onnx_model(
+    [helper.make_node("Expand", ["x0", "shape"], ["e"]),
+     helper.make_node("Greater", ["e", "x1"], ["g"]),
+     helper.make_node("Where", ["g", "e", "x1"], ["w"]),
+     helper.make_node("Pad", ["w", "pads"], ["y"], mode="reflect")],
+    [init("shape", [4], [2, 2, 3, 3], TensorProto.INT64),
+     init("pads", [8], [0, 0, 1, 1, 0, 0, 1, 1], TensorProto.INT64)], n_inputs=2))
+put("corpus", "onnx", "layernorm_cumsum_topk.onnx", onnx_model(
+    [helper.make_node("LayerNormalization", ["x0", "scale", "bias"], ["n"], axis=-1),
+     helper.make_node("CumSum", ["n", "axis"], ["c"], reverse=1),
+     helper.make_node("TopK", ["c", "k"], ["y", "i"], axis=3)],
+    [init("scale", [3], [1.0] * 3), init("bias", [3], [0.0] * 3), init("axis", [], [3], TensorProto.INT64),
+     init("k", [1], [2], TensorProto.INT64)], opset=17))

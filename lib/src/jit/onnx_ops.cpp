@@ -288,6 +288,8 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
       const std::int64_t full = (x.size(2 + i) - 1) * st[i] + (arg(1).size(2 + i) - 1) * dl[i] + 1 + opd[i];
       wanted[i] = out_shape.empty() ? x.size(2 + i) * st[i] : out_shape[i];
       // A wanted size beyond the full output: more rows at the end, as output_padding adds them.
+      if (wanted[i] < 0 || wanted[i] > (std::int64_t{1} << 20))
+        fail(node_label(node) + ": attribute output_shape holds " + std::to_string(wanted[i]));
       extra[i] = std::max<std::int64_t>(0, wanted[i] - full);
     }
     Tensor y = F::conv_transpose2d(x, arg(1), opt(2), stride, 0, F::IntPair(opd[0] + extra[0], opd[1] + extra[1]), groups, dil);
@@ -451,6 +453,9 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
       if (v < 0) fail(node_label(node) + ": negative pads (cropping) are not supported");
       if (v > (1 << 20)) fail(node_label(node) + ": input pads holds a huge size " + std::to_string(v));
     }
+    Shape padded = x.shape();
+    for (std::int64_t d = 0; d < r; ++d) padded[d] += pads[d] + pads[d + r];
+    check_size(node, padded);
     if (mode == "constant") return {pad_constant(x, pads, value)};
     for (std::int64_t d = 0; d < r; ++d) {
       const std::int64_t n = x.size(d), before = pads[d], after = pads[d + r];
@@ -635,7 +640,7 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
                  delta = arg(2).to(kFloat64).item<double>();
     if (delta == 0) fail(node_label(node) + ": input delta is 0");
     const double n = std::max(std::ceil((limit - start) / delta), 0.0);
-    if (n > double(1 << 30)) fail(node_label(node) + ": the range has too many elements");
+    if (!std::isfinite(n) || n > double(1 << 30)) fail(node_label(node) + ": the range has too many elements (or a NaN bound)");
     // start + i * delta in the inputs' dtype (ONNX's definition; not arange's accumulated steps).
     Tensor i = arange(0, static_cast<std::int64_t>(n), 1, TensorOptions{.dtype = kInt64});
     return {(i.to(kFloat64) * delta + start).to(s.dtype())};
@@ -667,8 +672,9 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
       // ONNX clamps: [0, n] for a positive step, [0, n - 1] and [-1, n - 1] for a negative one.
       if (step > 0) { b = std::clamp<std::int64_t>(b, 0, n); e = std::clamp<std::int64_t>(e, 0, n); }
       else { b = std::clamp<std::int64_t>(b, 0, n - 1); e = std::clamp<std::int64_t>(e, -1, n - 1); }
-      const std::int64_t count = step > 0 ? std::max<std::int64_t>(0, (e - b + step - 1) / step)
-                                          : std::max<std::int64_t>(0, (b - e - step - 1) / -step);
+      if (step == std::numeric_limits<std::int64_t>::min()) fail(node_label(node) + ": a step is out of range");
+      // How many indices b, b + step, ... lie before e (written so that no huge step overflows).
+      const std::int64_t count = step > 0 ? (e > b ? (e - b - 1) / step + 1 : 0) : (b > e ? (b - e - 1) / -step + 1 : 0);
       if (step > 0) x = x.slice(d, b, b + (count ? (count - 1) * step + 1 : 0), step);
       else x = index_select(x, d, arange(0, count, 1, TensorOptions{.dtype = kInt64}) * step + b);
     }
@@ -766,7 +772,8 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
   }
   if (op == "Trilu") {
     const std::int64_t k = opt(1).defined() ? in[1].to(kInt64).reshape({-1}).select(0, 0).item<std::int64_t>() : 0;
-    return {a.i("upper", 1) ? triu(arg(0), k) : tril(arg(0), k)};
+    const std::int64_t kk = std::clamp<std::int64_t>(k, -(std::int64_t{1} << 40), std::int64_t{1} << 40);  // same result, no overflow
+    return {a.i("upper", 1) ? triu(arg(0), kk) : tril(arg(0), kk)};
   }
   if (op == "TopK") {
     const Tensor& x = arg(0);
@@ -801,7 +808,7 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
     const Tensor& x = arg(0);
     want_rank(node, x, 4, "input");
     const std::int64_t b = a.i("blocksize", 0), N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
-    if (b <= 0) fail(node_label(node) + ": attribute blocksize is missing or not positive");
+    if (b <= 0 || b > (1 << 15)) fail(node_label(node) + ": attribute blocksize is missing, not positive or huge");
     if (op == "SpaceToDepth") {
       if (H % b || W % b) fail(node_label(node) + ": the height and width must be multiples of blocksize");
       return {x.reshape({N, C, H / b, b, W / b, b}).permute({0, 3, 5, 1, 2, 4}).reshape({N, C * b * b, H / b, W / b})};
@@ -819,14 +826,18 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
     const std::int64_t k = a.i("k", 0), n = x.size(0), m = x.size(1);
     // ones on the k-th diagonal: the rows i with 0 <= i + k < m.
     Tensor y = zeros({n, m}, TensorOptions{.dtype = kFloat64});
-    for (std::int64_t i = std::max<std::int64_t>(0, -k); i < n && i + k < m; ++i) y.select(0, i).select(0, i + k).fill_(1.0);
+    if (k > -n && k < m)  // else the diagonal misses the matrix (and i + k could overflow)
+      for (std::int64_t i = std::max<std::int64_t>(0, -k); i < n && i + k < m; ++i) y.select(0, i).select(0, i + k).fill_(1.0);
     return {y.to(dt)};
   }
   if (op == "OneHot") {
     // indices [...] -> [..., depth] at axis (default -1): on_value where the index is, off_value elsewhere;
     // negative indices count from the end of depth.
     Tensor idx = arg(0).to(kInt64);
-    const std::int64_t depth = static_cast<std::int64_t>(arg(1).to(kFloat64).reshape({-1}).select(0, 0).item<double>());
+    const double depth_value = arg(1).to(kFloat64).reshape({-1}).select(0, 0).item<double>();
+    if (!(depth_value >= 1 && depth_value <= double(1 << 24)))
+      fail(node_label(node) + ": input depth " + std::to_string(depth_value) + " is out of range");
+    const auto depth = static_cast<std::int64_t>(depth_value);
     if (depth <= 0 || depth > (1 << 24)) fail(node_label(node) + ": input depth " + std::to_string(depth) + " is out of range");
     const Tensor values = arg(2).reshape({-1});
     if (values.numel() != 2) fail(node_label(node) + ": input values must hold [off_value, on_value]");
