@@ -232,3 +232,11 @@ put("corpus", "onnx", "layernorm_cumsum_topk.onnx", onnx_model(
      helper.make_node("TopK", ["c", "k"], ["y", "i"], axis=3)],
     [init("scale", [3], [1.0] * 3), init("bias", [3], [0.0] * 3), init("axis", [], [3], TensorProto.INT64),
      init("k", [1], [2], TensorProto.INT64)], opset=17))
+
+# ONNX: an initializer that declares 2^40 float32 elements over 4 bytes of data (the importer
+# allocated the declared size before comparing it with the data: std::bad_alloc).
+huge = TensorProto()
+huge.name, huge.data_type, huge.raw_data = "w", TensorProto.FLOAT, b"\0" * 4
+huge.dims.extend([1 << 20, 1 << 20])
+put("regressions", "onnx", "initializer_2_40_elements_over_4_bytes.onnx",
+    onnx_model([helper.make_node("Add", ["x0", "w"], ["y"])], [huge]))

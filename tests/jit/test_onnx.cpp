@@ -101,6 +101,14 @@ TEST_CASE("onnx::load: hostile models get errors naming the node or tensor and t
     w->set_dims(0, std::int64_t{1} << 30); w->set_dims(1, std::int64_t{1} << 30);
     CHECK_THROWS_WITH(kd::onnx::load(save(m, "kd_onnx_h2.onnx")), Catch::Contains("tensor 'fc.weight': field dims declares more than 2^40"));
   }
+  SECTION("sizes within the limit but far beyond the data are refused before allocating them") {
+    // 2^40 declared elements over the 12 values the file holds (found by fuzz_onnx: std::bad_alloc)
+    auto m = gemm_model();
+    auto* w = m.mutable_graph()->mutable_initializer(0);
+    w->set_dims(0, std::int64_t{1} << 20); w->set_dims(1, std::int64_t{1} << 20);
+    CHECK_THROWS_WITH(kd::onnx::load(save(m, "kd_onnx_h2b.onnx")),
+                      Catch::Contains("tensor 'fc.weight': field float_data holds 12 values for 1099511627776 elements"));
+  }
   SECTION("data that does not match its dims") {
     auto m = gemm_model();
     m.mutable_graph()->mutable_initializer(0)->set_dims(0, 4);

@@ -44,31 +44,49 @@ Tensor detail::tensor_from_proto(const pb::TensorProto& t, const std::filesystem
       fail("tensor '" + t.name() + "': field " + field + " holds " + std::to_string(have) +
            (field[0] == 'r' ? " bytes" : " values") + " for " + std::to_string(n) + " elements");
   };
+  // What the file holds is checked against the declared dims before anything is allocated: a hostile
+  // file may declare [2^20, 2^20] over four bytes of data.
+  {
+    std::size_t elem = 0, values = static_cast<std::size_t>(t.int32_data_size());
+    const char* field = "int32_data";
+    switch (t.data_type()) {
+      case pb::TensorProto::FLOAT: elem = 4, values = static_cast<std::size_t>(t.float_data_size()), field = "float_data"; break;
+      case pb::TensorProto::DOUBLE: elem = 8, values = static_cast<std::size_t>(t.double_data_size()), field = "double_data"; break;
+      case pb::TensorProto::INT64: elem = 8, values = static_cast<std::size_t>(t.int64_data_size()), field = "int64_data"; break;
+      case pb::TensorProto::INT32: elem = 4; break;
+      case pb::TensorProto::FLOAT16:
+      case pb::TensorProto::BFLOAT16: elem = 2; break;
+      case pb::TensorProto::BOOL:
+      case pb::TensorProto::UINT8: elem = 1; break;
+      default: fail("tensor '" + t.name() + "': field data_type " + std::to_string(t.data_type()) + " is not supported");
+    }
+    if (t.has_raw_data()) need(raw.size(), elem, "raw_data");
+    else need(values, elem, field);
+  }
   switch (t.data_type()) {
     case pb::TensorProto::FLOAT: {
       std::vector<float> v(static_cast<std::size_t>(n));
-      if (t.has_raw_data()) { need(raw.size(), 4, "raw_data"); if (n) std::memcpy(v.data(), raw.data(), raw.size()); }
-      else { need(static_cast<std::size_t>(t.float_data_size()), 4, "float_data"); std::copy(t.float_data().begin(), t.float_data().end(), v.begin()); }
+      if (t.has_raw_data()) { if (n) std::memcpy(v.data(), raw.data(), raw.size()); }
+      else { std::copy(t.float_data().begin(), t.float_data().end(), v.begin()); }
       return kindling::tensor(v, shape);
     }
     case pb::TensorProto::DOUBLE: {
       std::vector<double> v(static_cast<std::size_t>(n));
-      if (t.has_raw_data()) { need(raw.size(), 8, "raw_data"); if (n) std::memcpy(v.data(), raw.data(), raw.size()); }
-      else { need(static_cast<std::size_t>(t.double_data_size()), 8, "double_data"); std::copy(t.double_data().begin(), t.double_data().end(), v.begin()); }
+      if (t.has_raw_data()) { if (n) std::memcpy(v.data(), raw.data(), raw.size()); }
+      else { std::copy(t.double_data().begin(), t.double_data().end(), v.begin()); }
       return kindling::tensor(v, shape);
     }
     case pb::TensorProto::INT64: {
       std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-      if (t.has_raw_data()) { need(raw.size(), 8, "raw_data"); if (n) std::memcpy(v.data(), raw.data(), raw.size()); }
-      else { need(static_cast<std::size_t>(t.int64_data_size()), 8, "int64_data"); std::copy(t.int64_data().begin(), t.int64_data().end(), v.begin()); }
+      if (t.has_raw_data()) { if (n) std::memcpy(v.data(), raw.data(), raw.size()); }
+      else { std::copy(t.int64_data().begin(), t.int64_data().end(), v.begin()); }
       return kindling::tensor(v, shape);
     }
     case pb::TensorProto::INT32: {  // widened: Kindling indexes with int64
       std::vector<std::int64_t> v(static_cast<std::size_t>(n));
       if (t.has_raw_data()) {
-        need(raw.size(), 4, "raw_data");
         for (std::int64_t i = 0; i < n; ++i) { std::int32_t x; std::memcpy(&x, raw.data() + 4 * i, 4); v[i] = x; }
-      } else { need(static_cast<std::size_t>(t.int32_data_size()), 4, "int32_data"); std::copy(t.int32_data().begin(), t.int32_data().end(), v.begin()); }
+      } else { std::copy(t.int32_data().begin(), t.int32_data().end(), v.begin()); }
       return kindling::tensor(v, shape);
     }
     case pb::TensorProto::BOOL:
@@ -80,13 +98,11 @@ Tensor detail::tensor_from_proto(const pb::TensorProto& t, const std::filesystem
       const bool wide = t.data_type() == pb::TensorProto::FLOAT16 || t.data_type() == pb::TensorProto::BFLOAT16;
       std::vector<std::int64_t> bits(static_cast<std::size_t>(n));
       if (t.has_raw_data()) {
-        need(raw.size(), wide ? 2 : 1, "raw_data");
         for (std::int64_t i = 0; i < n; ++i) {
           if (wide) { std::uint16_t h; std::memcpy(&h, raw.data() + 2 * i, 2); bits[i] = h; }
           else bits[i] = static_cast<unsigned char>(raw[static_cast<std::size_t>(i)]);
         }
       } else {
-        need(static_cast<std::size_t>(t.int32_data_size()), 4, "int32_data");
         std::copy(t.int32_data().begin(), t.int32_data().end(), bits.begin());
       }
       if (!wide) return kindling::tensor(bits, shape).to(t.data_type() == pb::TensorProto::BOOL ? kBool : kUInt8);

@@ -80,6 +80,10 @@ F::IntPair symmetric_pads(const pb::NodeProto& node, const std::vector<std::int6
 F::IntPair pair(const pb::NodeProto& node, const std::vector<std::int64_t>& v, const char* field, std::int64_t dflt) {
   if (v.empty()) return dflt;
   if (v.size() != 2) fail(node_label(node) + ": attribute " + field + " has " + std::to_string(v.size()) + " values, want 2 (2-D)");
+  // Strides, dilations, kernel sizes and output padding of a 2-D window: a hostile 2^40 would size
+  // an output no machine holds.
+  for (auto x : v)
+    if (x < 0 || x > (1 << 16)) fail(node_label(node) + ": attribute " + field + " holds " + std::to_string(x));
   return F::IntPair(v[0], v[1]);
 }
 // Constant padding of every dim d by pads[d] before and pads[d + rank] after: blocks of `value`
