@@ -233,6 +233,13 @@ put("corpus", "onnx", "layernorm_cumsum_topk.onnx", onnx_model(
     [init("scale", [3], [1.0] * 3), init("bias", [3], [0.0] * 3), init("axis", [], [3], TensorProto.INT64),
      init("k", [1], [2], TensorProto.INT64)], opset=17))
 
+put("corpus", "onnx", "resize_cubic_crop.onnx", onnx_model(
+    [helper.make_node("Resize", ["x0", "", "scales"], ["a"], mode="cubic", exclude_outside=1),
+     helper.make_node("Resize", ["a", "roi", "", "sizes"], ["y"], mode="linear",
+                      coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=2.0)],
+    [init("scales", [4], [1.0, 1.0, 1.5, 0.6]), init("roi", [8], [0, 0, -0.2, 0.1, 1, 1, 0.9, 1.3]),
+     init("sizes", [4], [1, 2, 5, 4], TensorProto.INT64)]))
+
 # ONNX: an initializer that declares 2^40 float32 elements over 4 bytes of data (the importer
 # allocated the declared size before comparing it with the data: std::bad_alloc).
 huge = TensorProto()
