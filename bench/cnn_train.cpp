@@ -16,7 +16,6 @@
 #include <string>
 
 #include "bench_util.hpp"
-#include "cnn_model.hpp"
 #include "floor.hpp"
 #include "peers/p6_cnn_setup.hpp"
 
@@ -28,9 +27,20 @@ namespace kd = kindling;
 
 namespace {
 
-// The benchmark's CNN (cnn_model.hpp) from the peers' initial weights (p6_cnn_setup.hpp).
-struct CNN : bench::CNN {
+struct CNN : kd::nn::Module {
+  kd::nn::Conv2d conv1{1, 32, 3, {.padding = 1}};   // [64, 1, 28, 28] -> [64, 32, 28, 28]
+  kd::nn::Conv2d conv2{32, 64, 3, {.padding = 1}};  // [64, 32, 14, 14] -> [64, 64, 14, 14]
+  kd::nn::MaxPool2d pool{2};
+  kd::nn::ReLU relu;
+  kd::nn::Linear fc1{3136, 128};
+  kd::nn::Linear fc2{128, 10};
   CNN() {
+    register_module("conv1", conv1);
+    register_module("conv2", conv2);
+    register_module("pool", pool);
+    register_module("relu", relu);
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
     kd::NoGradGuard no_grad;
     const auto specs = p6::params();
     auto named = named_parameters();
@@ -38,6 +48,11 @@ struct CNN : bench::CNN {
       if (named.at(k).first != specs[k].name) throw std::logic_error("cnn_train: parameter order");
       named[k].second.copy_(kd::tensor(p6::initial(specs[k], static_cast<int>(k)), specs[k].shape));
     }
+  }
+  kd::Tensor forward(const kd::Tensor& x) override {
+    kd::Tensor h = pool(relu(conv1(x)));         // [64, 32, 14, 14]
+    h = pool(relu(conv2(h)));                    // [64, 64, 7, 7]
+    return fc2(relu(fc1(h.flatten(1))));         // [64, 10]
   }
 };
 
