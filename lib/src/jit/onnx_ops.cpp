@@ -38,7 +38,8 @@ const std::set<std::string>& detail::supported_ops() {
       // indexing, losses, normalisation
       "GatherElements", "ScatterElements", "Scatter", "Trilu", "TopK", "Hardmax", "DepthToSpace", "SpaceToDepth",
       "EyeLike", "OneHot", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "LayerNormalization",
-      "InstanceNormalization", "Resize", "Upsample"};
+      "InstanceNormalization", "Resize", "Upsample", "GlobalMaxPool", "HannWindow", "HammingWindow",
+      "BlackmanWindow"};
   return ops;
 }
 
@@ -1018,6 +1019,30 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
       y = moved.transpose(d, r - 1);
     }
     return {is_floating_point(x.dtype()) ? y.contiguous() : y.round().to(x.dtype())};
+  }
+  if (op == "GlobalMaxPool") {
+    const Tensor& x = arg(0);
+    std::vector<std::int64_t> dims;
+    for (std::int64_t d = 2; d < static_cast<std::int64_t>(x.shape().size()); ++d) dims.push_back(d);
+    if (dims.empty()) fail(node_label(node) + ": input must be [N, C, d1, ...]");
+    return {x.amax(dims, /*keepdim=*/true)};
+  }
+  if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow") {
+    // y[n] = a0 - a1 cos(2 pi n / N') + a2 cos(4 pi n / N'), N' = size (periodic, the default) or size - 1.
+    const double size_value = arg(0).to(kFloat64).reshape({-1}).select(0, 0).item<double>();
+    if (!(size_value >= 0 && size_value <= double(1 << 24))) fail(node_label(node) + ": input size " + std::to_string(size_value) + " is out of range");
+    const auto n = static_cast<std::int64_t>(size_value);
+    const double denom = static_cast<double>(a.i("periodic", 1) ? n : n - 1);
+    double a0 = 0.5, a1 = 0.5, a2 = 0;
+    if (op == "HammingWindow") a0 = 25.0 / 46.0, a1 = 1 - a0;
+    if (op == "BlackmanWindow") a0 = 0.42, a1 = 0.5, a2 = 0.08;
+    const double pi = 3.14159265358979323846;
+    std::vector<double> w(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double t = denom > 0 ? 2 * pi * static_cast<double>(i) / denom : 0.0;  // a symmetric window of 1
+      w[static_cast<std::size_t>(i)] = a0 - a1 * std::cos(t) + a2 * std::cos(2 * t);
+    }
+    return {kindling::tensor(w, {n}).to(dtype_of_onnx(node, a.i("output_datatype", pb::TensorProto::FLOAT)))};
   }
   // ---- normalisation ----
   if (op == "LayerNormalization") {
