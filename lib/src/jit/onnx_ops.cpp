@@ -45,15 +45,36 @@ const std::set<std::string>& detail::supported_ops() {
 
 namespace {
 
-// A shape a node is about to fill, refused beyond 2^31 elements (a hostile file's huge sizes end
+// A shape a node is about to fill, refused beyond 2^28 elements (a hostile file's huge sizes end
 // here with the node named, not in the allocator).
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;  // 1 GiB of float32 per tensor
+
 void check_size(const pb::NodeProto& node, const Shape& shape) {
   double n = 1;
   for (auto d : shape) {
     if (d < 0) fail(node_label(node) + ": a size is negative");
     n *= static_cast<double>(d);
   }
-  if (n > double(std::int64_t{1} << 31)) fail(node_label(node) + ": the output would hold " + std::to_string(n) + " elements");
+  if (n > double(kMaxElements)) {
+    fail(node_label(node) + ": the output would hold " + std::to_string(n) + " elements (this importer's limit is 2^28)");
+  }
+}
+
+// A 2-D window op's output [N, C, out_h, out_w] checked before the op allocates it: out = in + pads
+// (an upper bound) for Conv and pooling, (in - 1) * stride + dilation * (k - 1) + 1 + extra for
+// ConvTranspose.
+void check_window_output(const pb::NodeProto& node, const Tensor& x, std::int64_t channels, F::IntPair k,
+                         F::IntPair stride, F::IntPair dil, const std::vector<std::int64_t>& pads, bool transposed,
+                         std::int64_t extra = 0) {
+  const std::int64_t in[2] = {x.size(2), x.size(3)}, kk[2] = {k.h, k.w}, st[2] = {stride.h, stride.w},
+                     dl[2] = {dil.h, dil.w};
+  Shape out = {x.size(0), channels, 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const std::int64_t padded = in[i] + (pads.size() == 4 ? pads[i] + pads[i + 2] : 0);
+    out[2 + i] = transposed ? std::max<std::int64_t>(in[i] - 1, 0) * st[i] + dl[i] * std::max<std::int64_t>(kk[i] - 1, 0) + 1 + extra
+                            : padded;
+  }
+  check_size(node, out);
 }
 
 // ONNX's TensorProto::DataType codes as Kindling dtypes (int32 is widened to int64, as everywhere here).
@@ -268,6 +289,7 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
       want_rank(node, arg(1), 4, "W");
       const F::IntPair k(arg(1).size(2), arg(1).size(3));
       auto p = window_pads(node, a, x, k, stride, dil);
+      check_window_output(node, x, std::max<std::int64_t>(arg(1).size(0), x.size(1)), k, stride, dil, p, false);
       if (!native_pads(p, k, false)) {  // asymmetric: zeros added here, none by conv2d
         x = pad_constant(x, nchw_pads(p), 0.0);
         p = {0, 0, 0, 0};
@@ -275,6 +297,9 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
       return {F::conv2d(x, arg(1), opt(2), stride, F::Padding(F::IntPair(p[0], p[1])), dil, groups)};
     }
     auto outpad = pair(node, a.ints("output_padding"), "output_padding", 0);
+    want_rank(node, arg(1), 4, "W");
+    check_window_output(node, x, arg(1).size(1) * std::max<std::int64_t>(groups, 1), F::IntPair(arg(1).size(2), arg(1).size(3)),
+                        stride, dil, {}, true, std::max(outpad.h, outpad.w));
     const auto out_shape = a.ints("output_shape");
     const auto ap = a.s("auto_pad", "NOTSET");
     if (out_shape.empty() && (ap == "NOTSET" || ap == "VALID")) {
@@ -297,6 +322,8 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
         fail(node_label(node) + ": attribute output_shape holds " + std::to_string(wanted[i]));
       extra[i] = std::max<std::int64_t>(0, wanted[i] - full);
     }
+    check_size(node, {x.size(0), arg(1).size(1) * std::max<std::int64_t>(groups, 1), std::max(wanted[0], x.size(2)),
+                      std::max(wanted[1], x.size(3))});
     Tensor y = F::conv_transpose2d(x, arg(1), opt(2), stride, 0, F::IntPair(opd[0] + extra[0], opd[1] + extra[1]), groups, dil);
     for (int i = 0; i < 2; ++i) {
       const std::int64_t total = y.size(2 + i) - wanted[i];
@@ -315,6 +342,7 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
     if (node.output_size() > 1) fail(node_label(node) + ": output Indices is not supported");
     auto dil = op == "MaxPool" ? pair(node, a.ints("dilations"), "dilations", 1) : F::IntPair(1);
     auto p = window_pads(node, a, x, k, stride, dil);
+    check_window_output(node, x, x.size(1), k, stride, dil, p, false);
     if (!native_pads(p, k, true)) {
       // Max pooling ignores padding: -inf blocks added here give the same windows. Average pooling
       // gets zeros, and divides by what count_include_pad says (below).
@@ -645,7 +673,7 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
                  delta = arg(2).to(kFloat64).item<double>();
     if (delta == 0) fail(node_label(node) + ": input delta is 0");
     const double n = std::max(std::ceil((limit - start) / delta), 0.0);
-    if (!std::isfinite(n) || n > double(1 << 30)) fail(node_label(node) + ": the range has too many elements (or a NaN bound)");
+    if (!std::isfinite(n) || n > double(kMaxElements)) fail(node_label(node) + ": the range has too many elements (or a NaN bound)");
     // start + i * delta in the inputs' dtype (ONNX's definition; not arange's accumulated steps).
     Tensor i = arange(0, static_cast<std::int64_t>(n), 1, TensorOptions{.dtype = kInt64});
     return {(i.to(kFloat64) * delta + start).to(s.dtype())};
@@ -973,6 +1001,10 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
         } else {
           fail(node_label(node) + ": attribute coordinate_transformation_mode " + ctm + " is not supported");
         }
+        // A NaN roi or scale gives no coordinate; one far outside reads the edge pixel like any tap
+        // past the edge, so it is brought within a few pixels of the input (no huge integer casts).
+        if (std::isnan(xo)) fail(node_label(node) + ": the input roi or scales give no coordinate (NaN)");
+        xo = std::clamp(xo, -8.0, static_cast<double>(in) + 8.0);
         // The taps start at base + 1 - n/2 for n taps; ratio in (0, 1] (1 when xo is a whole number).
         const double fl = std::floor(xo);
         const bool whole = xo == fl;
@@ -1011,7 +1043,11 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
           weights[static_cast<std::size_t>(i * in + tap)] += c[k];
         }
       }
-      // y: [..., in at d, ...] -> [..., out at d, ...] by one matmul along d
+      // y: [..., in at d, ...] -> [..., out at d, ...] by one matmul along d (an axis grown before
+      // another shrinks may pass through a larger shape than the output's: checked too)
+      Shape next = y.shape();
+      next[static_cast<std::size_t>(d)] = out;
+      check_size(node, next);
       const Tensor w = kindling::tensor(weights, {out, in}).to(y.dtype());
       Tensor moved = matmul(y.transpose(d, r - 1), w.t());
       if (extrapolation != 0 && std::any_of(outside.begin(), outside.end(), [](double v) { return v != 0; }))
