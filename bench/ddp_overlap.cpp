@@ -15,6 +15,7 @@
 // hidden = 1 - (ddp - local) / comm: the share of the communication's time that the step did not
 // pay for. Wall-clock time (overlap is about elapsed time; the communication thread's CPU time is
 // printed too), rank 0's, the median over repetitions with the interquartile range.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,37 +67,32 @@ struct CNN : kd::nn::Module {
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
 // Starts this program again as an MPI job of 2 ranks and returns its exit status. mpirun refuses to
 // run as root (CI runs as root) without the two OMPI_ALLOW_* variables: they are set for the child
 // only; no rank is pinned to a core (the job must not fight other work for one core).
 int relaunch(int argc, char** argv) {
-  std::vector<std::string> args = {KINDLING_MPIEXEC, "-np", "2", "--oversubscribe", "--bind-to", "none",
-                                   "/proc/self/exe", "--rank"};
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return 1;
   exe[n] = '\0';
-  args[6] = exe;
-  std::string command;
-  for (const auto& a : args) command += "'" + a + "' ";
+  std::vector<std::string> args = {KINDLING_MPIEXEC, "-np", "2", "--oversubscribe", "--bind-to", "none", exe, "--rank"};
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   std::fflush(stdout);
-  const int status = std::system(command.c_str());
-  return status == 0 ? 0 : 1;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execvp(cargs[0], cargs.data());
+    std::perror(KINDLING_MPIEXEC);
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -198,18 +194,19 @@ int main(int argc, char** argv) {
       hidden.push_back(1.0 - (a[r] - b[r]) / c[r]);
       scaling.push_back(a[r] / s[r]);
     }
+    using bench::quantile;
+    // each phase's median per step, printed as "12.345 ms"
+    auto med = [](const std::vector<double>& v) { return bench::fmt_time(quantile(v, 0.5)); };
     std::printf(
         "BENCH P10 DDP overlap, CNN batch 64 per rank, 2 ranks: hidden=%.0f%% spread=[%.0f%%..%.0f%%] of the "
         "all-reduce time (goal >= 50%%) | step: ddp=%s local=%s comm-alone=%s one-rank=%s | ratio=%.2f "
         "spread=[%.2f..%.2f] (2-rank DDP step / 1-rank step, goal <= 1.10) | %zu bucket(s), %.2f MB of gradients "
         "| cpu per step (process, with the communication thread): ddp=%s local=%s comm=%s | wall time, rank 0, "
         "median of %d repetitions of %d steps | threads=1 per rank cpu=%s\n",
-        100 * median(hidden), 100 * quantile(hidden, 0.25), 100 * quantile(hidden, 0.75),
-        bench::fmt_time(median(a)).c_str(), bench::fmt_time(median(b)).c_str(), bench::fmt_time(median(c)).c_str(),
-        bench::fmt_time(median(s)).c_str(), median(scaling), quantile(scaling, 0.25), quantile(scaling, 0.75),
-        bucket_buffers.size(), grad_bytes / 1e6, bench::fmt_time(median(phases[0].cpu)).c_str(),
-        bench::fmt_time(median(phases[1].cpu)).c_str(), bench::fmt_time(median(phases[2].cpu)).c_str(), reps,
-        steps, bench::cpu_model().c_str());
+        100 * quantile(hidden, 0.5), 100 * quantile(hidden, 0.25), 100 * quantile(hidden, 0.75), med(a).c_str(),
+        med(b).c_str(), med(c).c_str(), med(s).c_str(), quantile(scaling, 0.5), quantile(scaling, 0.25),
+        quantile(scaling, 0.75), bucket_buffers.size(), grad_bytes / 1e6, med(phases[0].cpu).c_str(),
+        med(phases[1].cpu).c_str(), med(phases[2].cpu).c_str(), reps, steps, bench::cpu_model().c_str());
   }
   dist::destroy_process_group();
   return 0;
