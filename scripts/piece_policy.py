@@ -245,6 +245,11 @@ PIECE_DENY: dict[str, list[str]] = {
     "ch09.ex2": [r"kindling::vision::models::(?:BasicBlock|ResNet)::forward\("],
     "ch09.ex3": [r"kindling::vision::models::load_pretrained\(", r"kindling::nn::Module::load_state_dict\("],
     "ch09.ex4": [r"kindling::vision::models::fine_tuning_(?:groups|sgd)\("],
+    "ch11.ex1": [r"kindling::distributed::DistributedSampler::"],
+    "ch11.ex2": [r"kindling::distributed::compute_bucket_assignment_by_size\("],
+    "ch11.ex3": [r"kindling::distributed::DistributedDataParallel::"],
+    "ch11.ex4": [r"kindling::distributed::(?:all_reduce|reduce_scatter\w*|all_gather\w*|broadcast|"
+                 r"simulate_ring_all_reduce)\("],
 }
 # Strong definitions a piece may add to its stub's: chapter 8's kernels, which the reference defines next to
 # their launch (the stub has only the launch; a kernel is called by its own launch only).

@@ -5,3 +5,4 @@
 #include "kindling/distributed/process_group.hpp"
 #include "kindling/distributed/sampler.hpp"
 #include "kindling/distributed/ddp.hpp"
+#include "kindling/distributed/ring.hpp"

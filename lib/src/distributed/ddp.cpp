@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "distributed/pieces.hpp"
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
@@ -15,28 +16,38 @@ namespace kindling::distributed {
 std::vector<std::vector<std::size_t>> compute_bucket_assignment_by_size(const std::vector<Tensor>& tensors,
                                                                         const std::vector<std::int64_t>& limits) {
   if (limits.empty()) throw ValueError("compute_bucket_assignment_by_size: no bucket size limits given.");
-  struct Open {
-    std::vector<std::size_t> indices;
-    std::int64_t bytes = 0;
-    std::size_t limit = 0;  // which of `limits` applies to this dtype's next bucket
-  };
-  std::map<DType, Open> open;
-  std::vector<std::vector<std::size_t>> done;
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    Open& b = open[tensors[i].dtype()];
-    b.indices.push_back(i);
-    b.bytes += static_cast<std::int64_t>(tensors[i].nbytes());
-    if (b.bytes >= limits[b.limit]) {
-      done.push_back(std::move(b.indices));
-      b.indices.clear();
-      b.bytes = 0;
-      if (b.limit + 1 < limits.size()) ++b.limit;
+  for (const std::int64_t l : limits) {
+    if (l <= 0) {
+      throw ValueError("compute_bucket_assignment_by_size: a bucket size limit is " + std::to_string(l) +
+                       " bytes; limits must be positive.");
     }
   }
-  for (auto& [dtype, b] : open)
-    if (!b.indices.empty()) done.push_back(std::move(b.indices));
-  std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
-  return done;
+  // The walk itself is exercise ch11.ex2; what it returns must be a partition of the tensors.
+  auto buckets = detail::assign_buckets(tensors, limits);
+  std::vector<int> seen(tensors.size(), 0);
+  for (std::size_t k = 0; k < buckets.size(); ++k) {
+    const auto& bucket = buckets[k];
+    if (bucket.empty()) throw ValueError("compute_bucket_assignment_by_size: assign_buckets returned an empty bucket.");
+    for (const std::size_t i : bucket) {
+      if (i >= tensors.size() || seen[i]++) {
+        throw ValueError("compute_bucket_assignment_by_size: assign_buckets put tensor " + std::to_string(i) +
+                         (i >= tensors.size() ? " (there are " + std::to_string(tensors.size()) + ")" : " twice") +
+                         " in its buckets. Hint: every tensor goes into exactly one bucket.");
+      }
+      if (tensors[i].dtype() != tensors[bucket.front()].dtype()) {
+        throw ValueError("compute_bucket_assignment_by_size: bucket " + std::to_string(k) + " mixes " +
+                         dtype_name(tensors[bucket.front()].dtype()) + " and " + dtype_name(tensors[i].dtype()) +
+                         ". Hint: a bucket is one flat buffer, so it holds one dtype.");
+      }
+    }
+  }
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (!seen[i]) {
+      throw ValueError("compute_bucket_assignment_by_size: assign_buckets left tensor " + std::to_string(i) +
+                       " out of every bucket. Hint: close the buckets still open at the end.");
+    }
+  }
+  return buckets;
 }
 
 DistributedDataParallel::DistributedDataParallel(nn::Module& module, DistributedDataParallelOptions options)
@@ -65,19 +76,19 @@ DistributedDataParallel::DistributedDataParallel(nn::Module& module, Distributed
   const auto mib = [](double mb) { return static_cast<std::int64_t>(mb * 1024 * 1024); };
   const auto buckets = compute_bucket_assignment_by_size(reversed, {mib(options.first_bucket_mb),
                                                                     mib(options.bucket_cap_mb)});
-  bucket_of_.resize(params_.size());
-  offset_in_bucket_.resize(params_.size());
+  state_.bucket_of.resize(params_.size());
+  state_.offset.resize(params_.size());
   for (const auto& bucket : buckets) {
     std::vector<std::size_t> params;
     std::int64_t numel = 0;
     for (std::size_t j : bucket) {
       const std::size_t p = params_.size() - 1 - j;
       params.push_back(p);
-      bucket_of_[p] = bucket_params_.size();
-      offset_in_bucket_[p] = numel;
+      state_.bucket_of[p] = bucket_params_.size();
+      state_.offset[p] = numel;
       numel += params_[p].numel();
     }
-    buffers_.push_back(kindling::zeros({numel}, {.dtype = params_[params.front()].dtype()}));
+    state_.buffers.push_back(kindling::zeros({numel}, {.dtype = params_[params.front()].dtype()}));
     bucket_params_.push_back(std::move(params));
   }
   for (std::size_t p = 0; p < params_.size(); ++p) {
@@ -98,7 +109,7 @@ DistributedDataParallel::~DistributedDataParallel() {
 }
 
 Tensor DistributedDataParallel::forward(const Tensor& input) {
-  if (expect_backward_ && next_bucket_ > 0 && next_bucket_ < bucket_params_.size()) {
+  if (expect_backward_ && state_.next_bucket > 0 && state_.next_bucket < bucket_params_.size()) {
     std::string missing;
     for (std::size_t p = 0; p < params_.size(); ++p)
       if (!param_ready_[p]) missing += (missing.empty() ? "" : ", ") + std::to_string(p);
@@ -112,10 +123,10 @@ Tensor DistributedDataParallel::forward(const Tensor& input) {
     for (const Tensor& b : module_.buffers()) broadcast(b, 0);
   }
   expect_backward_ = require_sync_ && is_grad_enabled();
-  pending_.assign(bucket_params_.size(), 0);
-  for (std::size_t b = 0; b < bucket_params_.size(); ++b) pending_[b] = bucket_params_[b].size();
+  state_.pending.assign(bucket_params_.size(), 0);
+  for (std::size_t b = 0; b < bucket_params_.size(); ++b) state_.pending[b] = bucket_params_[b].size();
   param_ready_.assign(params_.size(), false);
-  next_bucket_ = 0;
+  state_.next_bucket = 0;
   works_.clear();
   return module_.forward(input);
 }
@@ -128,24 +139,32 @@ void DistributedDataParallel::on_gradient_ready(std::size_t p) {
                            "forward again, or accumulate under no_sync().");
   }
   param_ready_[p] = true;
-  // Copy the whole .grad (what earlier no_sync() backwards accumulated included) into the bucket.
+  // Copying the gradient into its bucket and choosing the buckets that start now is exercise ch11.ex3.
+  std::vector<std::size_t> start;
+  const std::size_t before = state_.next_bucket;
   {
     NoGradGuard no_grad;
-    const Tensor& g = params_[p].grad();
-    buffers_[bucket_of_[p]].slice(0, offset_in_bucket_[p], offset_in_bucket_[p] + g.numel()).view(g.shape()).copy_(g);
+    start = detail::mark_gradient_ready(state_, p, params_[p].grad());
   }
-  --pending_[bucket_of_[p]];
-  launch_ready_buckets();
-}
-
-void DistributedDataParallel::launch_ready_buckets() {
-  // Strictly in bucket order: every rank must start the same all-reduces in the same order, even
-  // when its gradients became ready in another order.
-  while (next_bucket_ < bucket_params_.size() && pending_[next_bucket_] == 0) {
-    works_.push_back(all_reduce(buffers_[next_bucket_], ReduceOp::AVG, /*async_op=*/true));
-    ++next_bucket_;
+  // Every rank must start the same all-reduces in the same order: strictly the next buckets, each
+  // complete.
+  for (std::size_t k = 0; k < start.size(); ++k) {
+    if (start[k] != before + k || state_.pending[start[k]] != 0) {
+      throw DistributedError("DistributedDataParallel: mark_gradient_ready started bucket " + std::to_string(start[k]) +
+                             " when bucket " + std::to_string(before + k) + " was next" +
+                             (start[k] < state_.pending.size() && state_.pending[start[k]] != 0
+                                  ? " (and it still waits for " + std::to_string(state_.pending[start[k]]) + " gradients)"
+                                  : "") +
+                             ". Hint: buckets start strictly in order, each once all its gradients are in.");
+    }
   }
-  if (next_bucket_ == bucket_params_.size()) finish_backward();
+  if (state_.next_bucket != before + start.size()) {
+    throw DistributedError("DistributedDataParallel: mark_gradient_ready moved next_bucket from " +
+                           std::to_string(before) + " to " + std::to_string(state_.next_bucket) + " but started " +
+                           std::to_string(start.size()) + " bucket(s). Hint: advance it past each bucket you start.");
+  }
+  for (const std::size_t b : start) works_.push_back(all_reduce(state_.buffers[b], ReduceOp::AVG, /*async_op=*/true));
+  if (state_.next_bucket == bucket_params_.size()) finish_backward();
 }
 
 void DistributedDataParallel::finish_backward() {
@@ -154,7 +173,7 @@ void DistributedDataParallel::finish_backward() {
   works_.clear();
   for (std::size_t p = 0; p < params_.size(); ++p) {
     Tensor g = params_[p].grad();
-    g.copy_(buffers_[bucket_of_[p]].slice(0, offset_in_bucket_[p], offset_in_bucket_[p] + g.numel()).view(g.shape()));
+    g.copy_(state_.buffers[state_.bucket_of[p]].slice(0, state_.offset[p], state_.offset[p] + g.numel()).view(g.shape()));
   }
   expect_backward_ = false;
 }

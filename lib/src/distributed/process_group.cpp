@@ -22,6 +22,8 @@
 #include <mutex>
 #include <thread>
 
+#include "kindling/autograd/grad_mode.hpp"
+#include "kindling/distributed/ring.hpp"
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/half.hpp"
 #include "kindling/tensor/shape.hpp"
@@ -211,6 +213,7 @@ class CommThread {
 std::mutex g_mutex;
 CommThread* g_comm = nullptr;
 bool g_finalized = false;
+bool g_ring = false;  // all_reduce sums with the ring (ProcessGroupOptions::all_reduce_algorithm)
 
 void on_terminate() {
   std::string what = "std::terminate was called without an exception";
@@ -341,6 +344,40 @@ void divide(void* data, std::int64_t n, DType d, int world) {
   }
 }
 
+// The ring's link over MPI: one MPI_Sendrecv with the neighbours per step (on the communication thread).
+class MpiRingLink : public RingLink {
+ public:
+  MpiRingLink(int rank, int world, DType dtype) : rank_(rank), world_(world), dtype_(dtype) {}
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_; }
+  void send_recv(const Tensor& send, const Tensor& recv) override {
+    for (const Tensor* t : {&send, &recv}) {
+      if (!t->defined() || t->dtype() != dtype_ || !t->is_contiguous() || !t->device().is_cpu()) {
+        throw ValueError(std::string("ring_all_reduce: send_recv takes contiguous CPU tensors of the collective's "
+                                     "dtype (") + dtype_name(dtype_) + "). Hint: a chunk is a slice of the flat tensor.");
+      }
+    }
+    const int right = (rank_ + 1) % world_, left = (rank_ + world_ - 1) % world_;
+    MPI_Status status;
+    check_mpi(MPI_Sendrecv(send.raw_data_ptr(), static_cast<int>(send.numel()), mpi_type(dtype_), right, 0,
+                           recv.raw_data_ptr(), static_cast<int>(recv.numel()), mpi_type(dtype_), left, 0, MPI_COMM_WORLD,
+                           &status),
+              "ring_all_reduce");
+    int count = 0;
+    MPI_Get_count(&status, mpi_type(dtype_), &count);
+    if (count != recv.numel()) {
+      throw DistributedError("ring_all_reduce: rank " + std::to_string(rank_) + " received " + std::to_string(count) +
+                             " elements from rank " + std::to_string(left) + " into a tensor of " +
+                             std::to_string(recv.numel()) + ". Hint: both neighbours compute chunk c as "
+                             "[c * n / N, (c + 1) * n / N).");
+    }
+  }
+
+ private:
+  int rank_, world_;
+  DType dtype_;
+};
+
 Work finish(Work work, bool async_op) {
   if (!async_op) work.wait();
   return work;
@@ -351,6 +388,10 @@ Work finish(Work work, bool async_op) {
 // ---- the process group ----------------------------------------------------------------------------
 
 void init_process_group(const ProcessGroupOptions& options) {
+  if (options.all_reduce_algorithm != "mpi" && options.all_reduce_algorithm != "ring") {
+    throw ValueError("init_process_group: all_reduce_algorithm '" + options.all_reduce_algorithm +
+                     "' is not known. Hint: \"mpi\" (MPI_Allreduce) or \"ring\" (the ring all-reduce).");
+  }
   if (options.backend != "mpi") {
     throw ValueError("init_process_group: backend '" + options.backend +
                      "' is not available; Kindling's processes talk through MPI. Hint: backend = \"mpi\".");
@@ -372,6 +413,7 @@ void init_process_group(const ProcessGroupOptions& options) {
     throw;
   }
   g_comm = c;
+  g_ring = options.all_reduce_algorithm == "ring";
   static bool once = [] {
     std::set_terminate(&on_terminate);
     std::atexit(&destroy_at_exit);
@@ -416,8 +458,14 @@ Work all_reduce(const Tensor& tensor, ReduceOp op, bool async_op) {
                   const DType d = tensor.dtype();
                   void* data = tensor.raw_data_ptr();
                   const auto n = static_cast<int>(tensor.numel());
-                  check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, n, mpi_type(d), mpi_op(c, d, op), MPI_COMM_WORLD),
-                            "all_reduce");
+                  if (g_ring && op != ReduceOp::MAX && c.world_size() > 1) {
+                    NoGradGuard no_grad;  // a buffer's arithmetic, never part of a graph
+                    MpiRingLink link(c.rank(), c.world_size(), d);
+                    detail::ring_all_reduce(tensor.view({tensor.numel()}), link);  // exercise ch11.ex4
+                  } else {
+                    check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, n, mpi_type(d), mpi_op(c, d, op), MPI_COMM_WORLD),
+                              "all_reduce");
+                  }
                   if (op == ReduceOp::AVG) divide(data, n, d, c.world_size());
                 }),
                 async_op);

@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include "distributed/pieces.hpp"
 #include "kindling/distributed/process_group.hpp"
 #include "kindling/tensor/error.hpp"
 
@@ -69,17 +70,21 @@ std::vector<std::int64_t> DistributedSampler::indices() const {
     order.resize(static_cast<std::size_t>(dataset_size_));
     for (std::int64_t i = 0; i < dataset_size_; ++i) order[i] = i;
   }
-  const std::int64_t total = total_size();
-  if (!options_.drop_last) {
-    // Pad by repeating the order from its start (several times if the dataset is tiny).
-    const std::int64_t n = dataset_size_;
-    for (std::int64_t i = 0; static_cast<std::int64_t>(order.size()) < total && n > 0; ++i) order.push_back(order[i % n]);
-  } else {
-    order.resize(static_cast<std::size_t>(total));
+  // Padding (or cutting) the order and dealing it out is exercise ch11.ex1.
+  std::vector<std::int64_t> mine = detail::sampler_shard(order, num_replicas_, rank_, options_.drop_last);
+  if (static_cast<std::int64_t>(mine.size()) != num_samples_) {
+    throw ValueError("DistributedSampler: sampler_shard gave rank " + std::to_string(rank_) + " of " +
+                     std::to_string(num_replicas_) + " " + std::to_string(mine.size()) + " indices of a dataset of " +
+                     std::to_string(dataset_size_) + "; every rank must get num_samples = " +
+                     std::to_string(num_samples_) + (options_.drop_last ? " (drop_last: n / R, rounded down)."
+                                                                         : " (ceil(n / R), padding repeats the order)."));
   }
-  std::vector<std::int64_t> mine;
-  mine.reserve(static_cast<std::size_t>(num_samples_));
-  for (std::int64_t i = rank_; i < total; i += num_replicas_) mine.push_back(order[i]);
+  for (const std::int64_t i : mine) {
+    if (i < 0 || i >= dataset_size_) {
+      throw ValueError("DistributedSampler: sampler_shard returned index " + std::to_string(i) +
+                       ", outside a dataset of " + std::to_string(dataset_size_) + ".");
+    }
+  }
   return mine;
 }
 

@@ -29,8 +29,10 @@ kd::Tensor rank_values(std::int64_t n, int r, kd::DType d) {
 }
 }  // namespace
 
-int main() {
-  dist::init_process_group();
+// `mpi_collectives ring`: all_reduce SUM and AVG through the ring all-reduce (exercise ch11.ex4).
+int main(int argc, char** argv) {
+  const bool ring = argc > 1 && std::string(argv[1]) == "ring";
+  dist::init_process_group({.all_reduce_algorithm = ring ? "ring" : "mpi"});
   rank = dist::get_rank();
   world = dist::get_world_size();
   const double ranks_sum = world * (world + 1) / 2.0;  // sum of (r + 1)

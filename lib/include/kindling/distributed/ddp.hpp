@@ -18,6 +18,27 @@
 
 namespace kindling::distributed {
 
+namespace detail {
+/// What DistributedDataParallel knows about its buckets during one backward.
+struct BucketState {
+  std::vector<Tensor> buffers;           // one flat contiguous buffer per bucket: [its parameters' numel]
+  std::vector<std::size_t> bucket_of;    // parameter -> its bucket
+  std::vector<std::int64_t> offset;      // parameter -> its first element in its bucket's buffer
+  std::vector<std::size_t> pending;      // bucket -> how many of its gradients are not ready yet
+  std::size_t next_bucket = 0;           // the first bucket whose all-reduce has not started
+};
+
+/// Called by DistributedDataParallel's post-accumulate hook when parameter `param`'s gradient
+/// `grad` is final for this backward (each parameter once per backward):
+///   copy `grad` (any shape, param's numel elements) into its place in its bucket's buffer;
+///   count it off its bucket's pending gradients;
+///   return the buckets whose all-reduce may start now, and advance state.next_bucket past them:
+///   next_bucket, next_bucket + 1, ... as long as each of them has no pending gradient. Buckets
+///   start strictly in order (the same order on every rank, or the ranks would pair different
+///   buckets in their all-reduces), so a complete bucket waits for the ones before it.
+std::vector<std::size_t> mark_gradient_ready(BucketState& state, std::size_t param, const Tensor& grad);
+}  // namespace detail
+
 /// Options of DistributedDataParallel, with PyTorch's names and defaults.
 struct DistributedDataParallelOptions {
   /// The size of a bucket of gradients, in MiB (PyTorch's bucket_cap_mb).
@@ -66,23 +87,18 @@ class DistributedDataParallel {
 
  private:
   void on_gradient_ready(std::size_t param);
-  void launch_ready_buckets();
   void finish_backward();
 
   nn::Module& module_;
   DistributedDataParallelOptions options_;
   std::vector<Tensor> params_;
   std::vector<std::vector<std::size_t>> bucket_params_;
-  std::vector<std::size_t> bucket_of_;        // parameter -> bucket
-  std::vector<std::int64_t> offset_in_bucket_;  // parameter -> first element in its bucket's buffer
-  std::vector<Tensor> buffers_;               // one flat tensor per bucket
+  detail::BucketState state_;  // buffers, parameter -> bucket and offset, this backward's progress
   std::vector<autograd::RemovableHandle> hooks_;
   // This backward's progress (reset by forward).
   bool require_sync_ = true;
   bool expect_backward_ = false;
-  std::vector<std::size_t> pending_;  // gradients still missing per bucket
   std::vector<bool> param_ready_;
-  std::size_t next_bucket_ = 0;       // buckets start strictly in order, the same on every rank
   std::vector<Work> works_;
 };
 

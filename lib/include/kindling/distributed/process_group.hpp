@@ -34,6 +34,10 @@ const char* reduce_op_name(ReduceOp op);
 struct ProcessGroupOptions {
   /// Only "mpi": the rank and the world's size come from mpirun.
   std::string backend = "mpi";
+  /// How all_reduce sums: "mpi" (MPI_Allreduce, whatever algorithm the MPI library picks) or "ring"
+  /// (Kindling's ring all-reduce over MPI's point-to-point messages, kindling/distributed/ring.hpp;
+  /// for SUM and AVG; MAX stays with MPI).
+  std::string all_reduce_algorithm = "mpi";
 };
 
 /// Joins the job: starts MPI (once per process) on a thread of its own that carries out every
