@@ -12,7 +12,7 @@
 namespace kd = kindling;
 namespace dist = kindling::distributed;
 
-TEST_CASE("simulate_ring_all_reduce: every rank gets the sum, each sending 2 (N - 1) chunks") {
+TEST_CASE("simulate_ring_all_reduce: every rank gets the sum, each sending 2 (N - 1) chunks", "[threads]") {
   for (int ranks : {1, 2, 3, 5}) {
     for (std::int64_t n : {0, 1, 4, 7, 64}) {
       std::vector<kd::Tensor> xs;
@@ -34,7 +34,7 @@ TEST_CASE("simulate_ring_all_reduce: every rank gets the sum, each sending 2 (N 
   }
 }
 
-TEST_CASE("simulate_ring_all_reduce: float32 and bfloat16 sums") {
+TEST_CASE("simulate_ring_all_reduce: float32 and bfloat16 sums", "[threads]") {
   std::vector<kd::Tensor> xs = {kd::full({9}, 1.5), kd::full({9}, 2.0), kd::full({9}, -0.25)};
   dist::simulate_ring_all_reduce(xs);
   for (const auto& x : xs) CHECK(kd::equal(x, kd::full({9}, 3.25)));
