@@ -1,6 +1,7 @@
-// What an all-reduce costs: kd::distributed::all_reduce of float32 tensors from 4 bytes to
-// 64 MiB, timed on every rank, and the ring model's two numbers -- a latency per step and a
-// bandwidth -- fitted to the times. Writes ch11_allreduce_np<N>.csv for the chapter's figure.
+// What an all-reduce costs: kd::distributed::all_reduce of float32 tensors from 4 bytes
+// to 64 MiB, timed on every rank, and the ring model's two numbers -- a latency per
+// step and a bandwidth -- fitted to the times. Writes ch11_allreduce_np<N>.csv for the
+// chapter's figure.
 //   mpirun -np 2 build/chapters/ch11_allreduce_cost
 // The book runs it on 2 ranks, then on 4 (more ranks than this machine has cores).
 // book: mpirun 2 4
@@ -80,16 +81,18 @@ int main() {
     const std::string csv = "ch11_allreduce_np" + std::to_string(world) + ".csv";
     std::ofstream out(csv);
     out << "world,bytes,median_s,p25_s,p75_s,model_s\n";
-    std::printf("all_reduce on %d ranks (median of the slowest rank's times):\n", world);
+    std::printf("all_reduce on %d ranks (median of the slowest rank's times):\n",
+                world);
     std::printf("%10s %12s %12s\n", "bytes", "measured", "model");
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const double model = a * sizes[i] + b;
       out << world << "," << sizes[i] << "," << medians[i] << "," << lows[i] << ","
           << highs[i] << "," << model << "\n";
-      std::printf("%10.0f %9.1f us %9.1f us\n", sizes[i], 1e6 * medians[i], 1e6 * model);
+      std::printf("%10.0f %9.1f us %9.1f us\n", sizes[i], 1e6 * medians[i],
+                  1e6 * model);
     }
-    std::printf("fit on %d ranks: latency %.1f us per step, bandwidth %.2f GB/s\n", world,
-                1e6 * latency, bandwidth / 1e9);
+    std::printf("fit on %d ranks: latency %.1f us per step, bandwidth %.2f GB/s\n",
+                world, 1e6 * latency, bandwidth / 1e9);
     std::printf("wrote %s\n\n", csv.c_str());
   }
   dist::destroy_process_group();

@@ -1,5 +1,6 @@
 #pragma once
-// What the chapter-11 programs share: chapter 5's two networks, and a few printing helpers.
+// What the chapter-11 programs share: chapter 5's two networks, and a few printing
+// helpers.
 #include <cstdio>
 #include <kindling/distributed.hpp>
 #include <kindling/kindling.hpp>
@@ -50,12 +51,14 @@ struct CNN : kd::nn::Module {
 /// "[0, 4, 8]", as Python prints a list.
 inline std::string list_str(const std::vector<std::int64_t>& v) {
   std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
 }
 
 /// The largest |a - b| over two lists of parameters.
-inline double max_difference(const std::vector<kd::Tensor>& a, const std::vector<kd::Tensor>& b) {
+inline double max_difference(const std::vector<kd::Tensor>& a,
+                             const std::vector<kd::Tensor>& b) {
   double worst = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
     worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());

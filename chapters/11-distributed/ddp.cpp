@@ -1,6 +1,6 @@
-// DistributedDataParallel on an MPI job: the buckets it makes of a model's gradients, and the
-// proof that N processes with a batch of B/N each train the same parameters as one process
-// with the whole batch B.   mpirun -np 2 build/chapters/ch11_ddp
+// DistributedDataParallel on an MPI job: the buckets it makes of a model's gradients,
+// and the proof that N processes with a batch of B/N each train the same parameters as
+// one process with the whole batch B.   mpirun -np 2 build/chapters/ch11_ddp
 // book: mpirun 2
 #include <algorithm>
 
@@ -8,7 +8,7 @@
 
 namespace {
 
-// The names of a module's parameters, in registration order (what parameters() returns).
+// A module's parameter names, in registration order (what parameters() returns).
 std::vector<std::string> names_of(kd::nn::Module& m) {
   std::vector<std::string> names;
   for (auto& [name, p] : m.named_parameters()) names.push_back(name);
@@ -33,7 +33,7 @@ int main() {
   dist::init_process_group();
   const int rank = dist::get_rank(), world = dist::get_world_size();
 
-  // ---- the buckets of chapter 5's CNN ------------------------------------------------------
+  // ---- the buckets of chapter 5's CNN ---------------------------------------------
   {
     kd::manual_seed(0);
     CNN cnn;
@@ -55,13 +55,13 @@ int main() {
     // [end]
   }
 
-  // ---- N processes x B/N against 1 process x B ----------------------------------------------
+  // ---- N processes x B/N against 1 process x B -----------------------------------
   const std::int64_t B = 64, K = 50;
   auto train = kd::data::FashionMNIST(kd::data::Split::Train,
                                       kd::data::transforms::ToTensor());
-  kd::data::DataLoader loader(train, {.batch_size = B});  // the first B*K images, in order
+  kd::data::DataLoader loader(train, {.batch_size = B});  // the first B*K images
 
-  kd::manual_seed(100 + rank);  // other weights on each rank: DDP's broadcast replaces them
+  kd::manual_seed(100 + rank);  // other weights on each rank: DDP replaces them
   SimpleNet model, single, accumulated;
   // [snippet: equivalence]
   dist::DistributedDataParallel ddp(model);  // every rank now has rank 0's parameters

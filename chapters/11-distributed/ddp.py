@@ -1,5 +1,6 @@
-"""PyTorch's DistributedDataParallel over gloo on two processes: the buckets its reducer makes of
-the CNN's gradients, and 2 processes x 32 rows against 1 process x 64 rows, on Fashion-MNIST."""
+"""PyTorch's DistributedDataParallel over gloo on two processes: the buckets its
+reducer makes of the CNN's gradients, and 2 processes x 32 rows against 1 process x
+64 rows, on Fashion-MNIST."""
 import gzip
 import socket
 
@@ -14,7 +15,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 class SimpleNet(nn.Module):
     def __init__(self):
         super().__init__()
-        self.fc1, self.relu, self.fc2 = nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10)
+        self.fc1, self.relu = nn.Linear(784, 128), nn.ReLU()
+        self.fc2 = nn.Linear(128, 10)
 
     def forward(self, x):
         return self.fc2(self.relu(self.fc1(x.view(x.size(0), 784))))

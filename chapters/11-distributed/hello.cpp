@@ -1,5 +1,5 @@
-// The first MPI job: every process learns its rank and the world's size, and the processes
-// add up a tensor together. Run it as two processes:
+// The first MPI job: every process learns its rank and the world's size, and the
+// processes add up a tensor together. Run it as two processes:
 //   mpirun -np 2 build/chapters/ch11_hello
 // book: mpirun 2
 #include <iostream>

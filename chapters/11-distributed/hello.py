@@ -1,5 +1,5 @@
-"""The first job in PyTorch: two processes started by torch.multiprocessing, talking through
-gloo over the loopback interface (Debian's PyTorch has no MPI backend)."""
+"""The first job in PyTorch: two processes started by torch.multiprocessing, talking
+through gloo over the loopback interface (Debian's PyTorch has no MPI backend)."""
 import socket
 
 import torch

@@ -1,6 +1,6 @@
-// DistributedSampler: which samples each rank reads, epoch after epoch. No MPI job is needed
-// to look: the sampler takes the world's size and its rank as options (by default it asks the
-// process group).
+// DistributedSampler: which samples each rank reads, epoch after epoch. No MPI job is
+// needed to look: the sampler takes the world's size and its rank as options (by
+// default it asks the process group).
 #include "common.hpp"
 
 int main() {

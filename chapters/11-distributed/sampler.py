@@ -1,5 +1,5 @@
-"""PyTorch's DistributedSampler on the same ten samples and four ranks. It needs no process
-group either when num_replicas and rank are given."""
+"""PyTorch's DistributedSampler on the same ten samples and four ranks. It needs no
+process group either when num_replicas and rank are given."""
 from torch.utils.data.distributed import DistributedSampler
 
 # [snippet: shards]
@@ -24,5 +24,6 @@ for epoch in range(2):
 print()
 
 for r in range(4):
-    s = DistributedSampler(range(n), num_replicas=4, rank=r, shuffle=False, drop_last=True)
+    s = DistributedSampler(range(n), num_replicas=4, rank=r, shuffle=False,
+                           drop_last=True)
     print(f"drop_last, rank {r}: {list(s)}")

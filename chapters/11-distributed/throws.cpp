@@ -1,6 +1,6 @@
-// One rank fails while the other waits for it in a collective that can never complete. The
-// library ends the whole job with the failing rank's message instead of letting rank 0 wait
-// forever:  mpirun -np 2 build/chapters/ch11_throws
+// One rank fails while the other waits for it in a collective that can never complete.
+// The library ends the whole job with the failing rank's message instead of letting
+// rank 0 wait forever:  mpirun -np 2 build/chapters/ch11_throws
 // book: mpirun 2
 // book: exit-status 1
 #include "common.hpp"

@@ -1,6 +1,7 @@
-// SimpleNet on Fashion-MNIST with DistributedDataParallel: chapter 5's training loop with a
-// DistributedSampler and a DDP wrapper, then the step taken apart (computation, communication,
-// how much of one hides behind the other). The book runs it as 1 process, then as 2:
+// SimpleNet on Fashion-MNIST with DistributedDataParallel: chapter 5's training loop
+// with a DistributedSampler and a DDP wrapper, then the step taken apart (computation,
+// communication, how much of one hides behind the other). The book runs it as 1
+// process, then as 2:
 //   mpirun -np 2 build/chapters/ch11_train --epochs 3
 // book: mpirun 1 2
 // book: run-args --epochs 3
@@ -43,9 +44,10 @@ int main(int argc, char** argv) {
   const int epochs = int_flag(argc, argv, "epochs", 3);
   dist::init_process_group();
   const int rank = dist::get_rank(), world = dist::get_world_size();
-  kd::set_num_threads(1);  // one thread per process: the ranks share this machine's cores
+  kd::set_num_threads(1);  // one thread per process: the ranks share the cores
   kd::manual_seed(0);
-  const std::string who = world == 1 ? "1 process" : std::to_string(world) + " processes";
+  const std::string who =
+      world == 1 ? "1 process" : std::to_string(world) + " processes";
 
   namespace T = kd::data::transforms;
   T::Compose transform({T::ToTensor(), T::Normalize({0.2860}, {0.3530})});
@@ -81,13 +83,14 @@ int main(int argc, char** argv) {
     const double seconds = now() - start;
     if (rank == 0) {
       const auto steps = static_cast<double>(loader.size());
-      std::printf("%s, epoch %d: loss %.4f, test accuracy %.2f %% (%.1f s)\n", who.c_str(),
-                  epoch + 1, total / steps, 100 * test_accuracy(model, test_set), seconds);
+      std::printf("%s, epoch %d: loss %.4f, test accuracy %.2f %% (%.1f s)\n",
+                  who.c_str(), epoch + 1, total / steps,
+                  100 * test_accuracy(model, test_set), seconds);
     }
   }
 
-  // The step taken apart, on one fixed batch, as in chapter 5's measurements: in each of 15
-  // rounds every rank times 40 steps of each kind (in alternating order), then the medians.
+  // The step taken apart, on one fixed batch: in each of 15 rounds every rank times 40
+  // steps of each kind (in alternating order), then the medians.
   kd::data::DataLoader fixed(train_set, {.batch_size = 32});
   auto [x, y] = *fixed.begin();
   std::vector<kd::Tensor> buckets;  // buffers of the buckets' sizes
@@ -128,13 +131,16 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0) {
-    const double step = median(times[0]), local = median(times[1]), comm = median(times[2]);
-    std::printf("%s, one step: DDP %.0f us, under no_sync() %.0f us, all-reduces alone %.0f us\n",
+    const double step = median(times[0]), local = median(times[1]);
+    const double comm = median(times[2]);
+    std::printf("%s, one step: DDP %.0f us, under no_sync() %.0f us, "
+                "all-reduces alone %.0f us\n",
                 who.c_str(), 1e6 * step, 1e6 * local, 1e6 * comm);
     std::printf("%s, DDP: %.0f steps/s, %.0f images/s\n", who.c_str(), 1 / step,
                 32 * world / step);
     if (world > 1)
-      std::printf("%s: DDP pays %.0f us over no_sync(); hidden: %.0f %% of the all-reduces\n",
+      std::printf("%s: DDP pays %.0f us over no_sync(); "
+                  "hidden: %.0f %% of the all-reduces\n",
                   who.c_str(), 1e6 * (step - local), 100 * (1 - (step - local) / comm));
     std::printf("\n");
   }

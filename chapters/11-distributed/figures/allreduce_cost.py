@@ -1,7 +1,7 @@
-"""The time of kd::distributed::all_reduce against the tensor's size, on 2 and on 4 ranks
-(ch11_allreduce_np2.csv and ch11_allreduce_np4.csv, this build's runs): the median of the
-slowest rank's times with the quartiles as error bars, and the ring model fitted to each
-world size, on log-log scales."""
+"""The time of kd::distributed::all_reduce against the tensor's size, on 2 and on 4
+ranks (ch11_allreduce_np2.csv and ch11_allreduce_np4.csv, this build's runs): the
+median of the slowest rank's times with the quartiles as error bars, and the ring
+model fitted to each world size, on log-log scales."""
 # book: inputs ch11_allreduce_np2.csv ch11_allreduce_np4.csv
 import kindling_plot as kp
 

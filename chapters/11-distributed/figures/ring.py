@@ -1,6 +1,7 @@
-"""The ring all-reduce on 4 ranks, chunk by chunk: what every rank holds after each step of
-the reduce-scatter (top) and of the all-gather (bottom). The steps are computed here by
-following the algorithm; a cell lists the ranks whose values its chunk has summed."""
+"""The ring all-reduce on 4 ranks, chunk by chunk: what every rank holds after each
+step of the reduce-scatter (top) and of the all-gather (bottom). The steps are
+computed here by following the algorithm; a cell lists the ranks whose values its
+chunk has summed."""
 import matplotlib.patches as patches
 
 import kindling_plot as kp
@@ -26,11 +27,12 @@ assert all(held[r][c] == set(range(N)) for r in range(N) for c in range(N))
 
 fig, axes = kp.figure(2, 4, width=7.6, height=4.4)
 axes[1][0].axis("off")
-axes[1][0].text(0.0, 0.55, "Each step, rank r sends one\nchunk (outlined) to rank r + 1\n"
-                "(rank 3 to rank 0).\n\nReduce-scatter: the receiver\nadds it to its own chunk.\n"
-                "All-gather: the receiver\nkeeps it as it is.",
-                fontsize=8, va="center", ha="left")
-panels = [axes[0][0], axes[0][1], axes[0][2], axes[0][3], axes[1][1], axes[1][2], axes[1][3]]
+NOTE = ("Each step, rank r sends one\nchunk (outlined) to rank r + 1\n"
+        "(rank 3 to rank 0).\n\n"
+        "Reduce-scatter: the receiver\nadds it to its own chunk.\n"
+        "All-gather: the receiver\nkeeps it as it is.")
+axes[1][0].text(0.0, 0.55, NOTE, fontsize=8, va="center", ha="left")
+panels = list(axes[0]) + list(axes[1][1:])
 for ax, (title, grid, sent) in zip(panels, states):
     ax.set_xlim(0, N)
     ax.set_ylim(N, 0)
@@ -47,8 +49,9 @@ for ax, (title, grid, sent) in zip(panels, states):
         for c in range(N):
             k = len(grid[r][c])
             shade = ["#ffffff", "#dde6f3", "#b7cbe8", "#8fb0dc", "#2b6cb0"][k]
-            ax.add_patch(patches.Rectangle((c + 0.04, r + 0.04), 0.92, 0.92,
-                                           facecolor=shade, edgecolor="#a0aec0", lw=0.6))
+            cell = patches.Rectangle((c + 0.04, r + 0.04), 0.92, 0.92,
+                                     facecolor=shade, edgecolor="#a0aec0", lw=0.6)
+            ax.add_patch(cell)
             text = "all" if k == N else "".join(NAMES[i] for i in sorted(grid[r][c]))
             ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", fontsize=7,
                     color="white" if k == N else "black")
