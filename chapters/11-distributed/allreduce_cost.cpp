@@ -40,9 +40,9 @@ int main() {
     tensors.push_back(kd::ones({n}));
   const int reps = 25;
   std::vector<std::vector<double>> mine(tensors.size());  // mine[size][repetition]
-  for (int rep = -2; rep < reps; ++rep) {  // two rounds to warm up
-    for (std::size_t s = 0; s < tensors.size(); ++s) {  // every size in each round
-      dist::barrier();  // start together
+  for (int rep = -2; rep < reps; ++rep) {                 // two rounds to warm up
+    for (std::size_t s = 0; s < tensors.size(); ++s) {    // every size in each round
+      dist::barrier();                                    // start together
       const double t0 = now();
       dist::all_reduce(tensors[s]);
       if (rep >= 0) mine[s].push_back(now() - t0);

@@ -57,8 +57,8 @@ int main() {
 
   // ---- N processes x B/N against 1 process x B -----------------------------------
   const std::int64_t B = 64, K = 50;
-  auto train = kd::data::FashionMNIST(kd::data::Split::Train,
-                                      kd::data::transforms::ToTensor());
+  auto train =
+      kd::data::FashionMNIST(kd::data::Split::Train, kd::data::transforms::ToTensor());
   kd::data::DataLoader loader(train, {.batch_size = B});  // the first B*K images
 
   kd::manual_seed(100 + rank);  // other weights on each rank: DDP replaces them
@@ -75,11 +75,11 @@ int main() {
   const std::int64_t shard = B / world;  // rank r: rows r*shard .. (r+1)*shard-1
   std::int64_t step = 0;
   double first_gradients = 0, largest_gradient = 0;  // after the first backward
-  for (auto& [x, y] : loader) {  // the same batches on every rank
+  for (auto& [x, y] : loader) {                      // the same batches on every rank
     if (step++ == K) break;
     const kd::Tensor xr = x.slice(0, rank * shard, (rank + 1) * shard);
     const kd::Tensor yr = y.slice(0, rank * shard, (rank + 1) * shard);
-    opt.zero_grad();  // N processes x B/N
+    opt.zero_grad();                    // N processes x B/N
     criterion(ddp(xr), yr).backward();  // the gradients are averaged over the ranks
     opt.step();
     opt1.zero_grad();  // 1 process x B
@@ -116,8 +116,10 @@ int main() {
     std::printf("after %lld Adam steps of batch %lld, %d ranks x %lld rows:\n",
                 static_cast<long long>(K), static_cast<long long>(B), world,
                 static_cast<long long>(shard));
-    std::printf("  gradients of the first step, DDP against 1 process:  %.3g "
-                "(largest %.3g)\n", first_gradients, largest_gradient);
+    std::printf(
+        "  gradients of the first step, DDP against 1 process:  %.3g "
+        "(largest %.3g)\n",
+        first_gradients, largest_gradient);
     std::printf("  largest difference between the ranks' parameters:    %.3g\n",
                 worst.item<double>());
     std::printf("  largest difference from 1 process x %lld rows:        %.3g\n",

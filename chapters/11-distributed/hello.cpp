@@ -12,12 +12,12 @@ namespace dist = kd::distributed;
 
 int main() {
   // [snippet: hello]
-  dist::init_process_group();                 // mpirun told each process who it is
-  const int rank = dist::get_rank();          // 0 or 1
-  const int world = dist::get_world_size();   // 2
-  kd::Tensor t = kd::full({4}, rank + 1.0);   // rank 0: 1s, rank 1: 2s
+  dist::init_process_group();                // mpirun told each process who it is
+  const int rank = dist::get_rank();         // 0 or 1
+  const int world = dist::get_world_size();  // 2
+  kd::Tensor t = kd::full({4}, rank + 1.0);  // rank 0: 1s, rank 1: 2s
   const kd::Tensor before = t.clone();
-  dist::all_reduce(t);                        // the sum over the ranks, on every rank
+  dist::all_reduce(t);  // the sum over the ranks, on every rank
   kd::Tensor mean = before.clone();
   dist::all_reduce(mean, dist::ReduceOp::AVG);  // the average
   // [end]

@@ -34,8 +34,8 @@ int main() {
 
   // [snippet: drop-last]
   for (std::int64_t r = 0; r < 4; ++r) {
-    dist::DistributedSampler s(n, {.num_replicas = 4, .rank = r, .shuffle = false,
-                                   .drop_last = true});
+    dist::DistributedSampler s(
+        n, {.num_replicas = 4, .rank = r, .shuffle = false, .drop_last = true});
     std::printf("drop_last, rank %lld: %s\n", static_cast<long long>(r),
                 list_str(s.indices()).c_str());
   }

@@ -133,15 +133,17 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     const double step = median(times[0]), local = median(times[1]);
     const double comm = median(times[2]);
-    std::printf("%s, one step: DDP %.0f us, under no_sync() %.0f us, "
-                "all-reduces alone %.0f us\n",
-                who.c_str(), 1e6 * step, 1e6 * local, 1e6 * comm);
+    std::printf(
+        "%s, one step: DDP %.0f us, under no_sync() %.0f us, "
+        "all-reduces alone %.0f us\n",
+        who.c_str(), 1e6 * step, 1e6 * local, 1e6 * comm);
     std::printf("%s, DDP: %.0f steps/s, %.0f images/s\n", who.c_str(), 1 / step,
                 32 * world / step);
     if (world > 1)
-      std::printf("%s: DDP pays %.0f us over no_sync(); "
-                  "hidden: %.0f %% of the all-reduces\n",
-                  who.c_str(), 1e6 * (step - local), 100 * (1 - (step - local) / comm));
+      std::printf(
+          "%s: DDP pays %.0f us over no_sync(); "
+          "hidden: %.0f %% of the all-reduces\n",
+          who.c_str(), 1e6 * (step - local), 100 * (1 - (step - local) / comm));
     std::printf("\n");
   }
   dist::destroy_process_group();
