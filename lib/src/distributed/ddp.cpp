@@ -91,11 +91,13 @@ DistributedDataParallel::DistributedDataParallel(nn::Module& module, Distributed
     state_.buffers.push_back(kindling::zeros({numel}, {.dtype = params_[params.front()].dtype()}));
     bucket_params_.push_back(std::move(params));
   }
+  // [snippet: hooks]
+  // Backward calls a parameter's hook once it has added the gradient into its .grad.
   for (std::size_t p = 0; p < params_.size(); ++p) {
-    hooks_.push_back(autograd::register_post_accumulate_grad_hook(params_[p], [this, p](const Tensor&) {
-      on_gradient_ready(p);
-    }));
+    auto ready = [this, p](const Tensor&) { on_gradient_ready(p); };
+    hooks_.push_back(autograd::register_post_accumulate_grad_hook(params_[p], ready));
   }
+  // [end]
 }
 
 DistributedDataParallel::~DistributedDataParallel() {

@@ -215,6 +215,7 @@ CommThread* g_comm = nullptr;
 bool g_finalized = false;
 bool g_ring = false;  // all_reduce sums with the ring (ProcessGroupOptions::all_reduce_algorithm)
 
+// [snippet: on-terminate]
 void on_terminate() {
   std::string what = "std::terminate was called without an exception";
   if (std::exception_ptr e = std::current_exception()) {
@@ -226,8 +227,9 @@ void on_terminate() {
       what = "uncaught exception that is not a std::exception";
     }
   }
-  abort_job(what);
+  abort_job(what);  // prints the message, then MPI_Abort ends every rank of the job
 }
+// [end]
 
 // The process ends without destroy_process_group: main returned (perhaps with an error code after
 // catching an exception) or exit() was called. MPI_Finalize would wait for every rank, and a rank
