@@ -18,18 +18,21 @@
 
 namespace kindling::distributed {
 
+// [snippet: ring-link]
 /// One rank's view of the ring.
 class RingLink {
  public:
   virtual ~RingLink() = default;
   virtual int rank() const = 0;
   virtual int world_size() const = 0;
-  /// Sends `send` to rank (rank + 1) % world_size and, at the same time, receives into `recv` what
-  /// rank (rank - 1 + world_size) % world_size sends in its own call (every rank calls send_recv
-  /// the same number of times). Both contiguous, of the collective's dtype; `recv` must have as
-  /// many elements as the left neighbour sends. Returns when both are done.
+  /// Sends `send` to rank (rank + 1) % world_size and, at the same time, receives into
+  /// `recv` what rank (rank - 1 + world_size) % world_size sends in its own call (every
+  /// rank calls send_recv the same number of times). Both contiguous, of the
+  /// collective's dtype; `recv` must have as many elements as the left neighbour sends.
+  /// Returns when both are done.
   virtual void send_recv(const Tensor& send, const Tensor& recv) = 0;
 };
+// [end]
 
 /// What each rank of a simulated ring did.
 struct RingStats {
