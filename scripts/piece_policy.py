@@ -250,6 +250,12 @@ PIECE_DENY: dict[str, list[str]] = {
     "ch11.ex3": [r"kindling::distributed::DistributedDataParallel::"],
     "ch11.ex4": [r"kindling::distributed::(?:all_reduce|reduce_scatter\w*|all_gather\w*|broadcast|"
                  r"simulate_ring_all_reduce)\("],
+    "ch12.ex1": [r"kindling::nn::functional::scaled_dot_product_attention\(", r"kindling::text::CausalSelfAttention::"],
+    "ch12.ex2": [r"kindling::nn::functional::(?:scaled_dot_product_attention|multi_head_attention_forward)\(",
+                 r"kindling::nn::MultiheadAttention::"],
+    "ch12.ex3": [r"kindling::text::CausalSelfAttention::"],
+    "ch12.ex4": [r"kindling::text::ByteBPE::(?:train|encode)\("],
+    "ch12.ex5": [r"kindling::text::generate\("],
 }
 # Strong definitions a piece may add to its stub's: chapter 8's kernels, which the reference defines next to
 # their launch (the stub has only the launch; a kernel is called by its own launch only).

@@ -12,6 +12,7 @@
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/error.hpp"
 #include "kindling/tensor/ops.hpp"
+#include "kindling/text/pieces.hpp"
 
 namespace kindling::nn::functional {
 namespace {
@@ -73,19 +74,22 @@ Tensor scaled_dot_product_attention(const Tensor &q, const Tensor &k,
                      std::to_string(dropout_p));
   }
   const std::int64_t L = q.size(-2), S = k.size(-2);
-  // scores: [*, L, S]. q is scaled first, as PyTorch does (q / √E, then the
-  // product).
-  Tensor scores = matmul(q * (1.0 / std::sqrt(static_cast<double>(q.size(-1)))),
-                         k.transpose(-2, -1));
+  Tensor mask;
   if (is_causal) {
-    // Position i sees positions j <= i: the strict upper triangle is masked.
-    Tensor upper = triu(ones({L, S}, TensorOptions{.dtype = kBool}), 1);
-    scores = masked_fill(scores, upper, kNegInf);
+    // Position i sees positions j <= i (chapter 12, exercise 1).
+    mask = text::detail::causal_mask(L, S, 0);
+    if (mask.dtype() != kBool || mask.dim() != 2 || mask.size(0) != L ||
+        mask.size(1) != S) {
+      throw ValueError(std::string(op) + ": causal_mask(" + std::to_string(L) +
+                       ", " + std::to_string(S) + ", 0) returned " +
+                       dtype_name(mask.dtype()) + " " + shape_str(mask) +
+                       "; expected bool [L, S] (exercise ch12.ex1)");
+    }
   } else if (attn_mask.defined()) {
     if (attn_mask.dtype() != kBool && !attn_mask.is_floating_point()) {
       throw DTypeError(
           std::string(op) +
-          ": attn_mask must be bool (true = may not attend) or floating point "
+          ": attn_mask must be bool (true = may attend) or floating point "
           "(added to the scores) but got " +
           dtype_name(attn_mask.dtype()));
     }
@@ -99,17 +103,16 @@ Tensor scaled_dot_product_attention(const Tensor &q, const Tensor &k,
           "] (L = query length, S "
           "= key length). Hint: the mask's last two dims are [L, S].");
     }
-    // bool: true = may attend (PyTorch's scaled_dot_product_attention;
-    // MultiheadAttention's masks say the opposite), so the positions that are
-    // false get -inf.
-    scores = attn_mask.dtype() == kBool
-                 ? masked_fill(scores, attn_mask == 0, kNegInf)
-                 : scores + attn_mask;
+    mask = attn_mask;
   }
-  Tensor weights = kindling::softmax(scores, -1);
-  if (dropout_p > 0.0 && training)
-    weights = dropout(weights, dropout_p, true);
-  return matmul(weights, v);
+  // softmax(q kᵀ/√E + mask) v (chapter 12, exercise 2).
+  Tensor out = text::detail::attention(q, k, v, mask, dropout_p, training);
+  if (out.dim() != q.dim() || out.size(-2) != L || out.size(-1) != v.size(-1)) {
+    throw ValueError(std::string(op) + ": attention returned " +
+                     shape_str(out) + " for q " + shape_str(q) + ", v " +
+                     shape_str(v) + "; expected [*, L, Ev] (exercise ch12.ex2)");
+  }
+  return out;
 }
 
 std::pair<Tensor, Tensor> multi_head_attention_forward(

@@ -15,6 +15,7 @@
 #include "kindling/tensor/ops.hpp"
 #include "kindling/text/attention.hpp"
 #include "kindling/train/losses.hpp"
+#include "kindling/text/pieces.hpp"
 
 namespace kindling::text {
 
@@ -48,44 +49,69 @@ CausalSelfAttention::CausalSelfAttention(const GPTConfig &c)
                                   std::make_shared<nn::Dropout>(c.dropout));
 }
 
+namespace {
+// split_heads (chapter 12, exercise 3) with its shape checked: [B, T, C] -> [B, nh, T, hs].
+Tensor heads_of(const Tensor &x, std::int64_t n_head) {
+  Tensor h = detail::split_heads(x, n_head);
+  const std::int64_t B = x.size(0), T = x.size(1), hs = x.size(2) / n_head;
+  if (h.dim() != 4 || h.size(0) != B || h.size(1) != n_head || h.size(2) != T ||
+      h.size(3) != hs) {
+    throw ValueError("CausalSelfAttention: split_heads of [" + std::to_string(B) +
+                     ", " + std::to_string(T) + ", " + std::to_string(x.size(2)) +
+                     "] into " + std::to_string(n_head) +
+                     " heads returned the wrong shape; expected [B, n_head, T, "
+                     "C / n_head] (exercise ch12.ex3)");
+  }
+  return h;
+}
+// merge_heads (exercise 3) with its shape checked: [B, nh, T, hs] -> [B, T, C].
+Tensor merged(const Tensor &y) {
+  Tensor m = detail::merge_heads(y);
+  if (m.dim() != 3 || m.size(0) != y.size(0) || m.size(1) != y.size(2) ||
+      m.size(2) != y.size(1) * y.size(3)) {
+    throw ValueError("CausalSelfAttention: merge_heads returned the wrong "
+                     "shape; expected [B, T, n_head * hs] (exercise ch12.ex3)");
+  }
+  return m;
+}
+} // namespace
+
 Tensor CausalSelfAttention::forward(const Tensor &x) {
-  const std::int64_t B = x.size(0), T = x.size(1), C = x.size(2),
-                     hs = C / n_head;
+  const std::int64_t C = x.size(2);
   Tensor qkv = (*c_attn)(x); // [B, T, 3C]
-  // Each of q, k, v: [B, T, C] -> [B, T, n_head, hs] -> [B, n_head, T, hs]
-  // (views).
-  Tensor q = qkv.narrow(2, 0, C).view({B, T, n_head, hs}).transpose(1, 2);
-  Tensor k = qkv.narrow(2, C, C).view({B, T, n_head, hs}).transpose(1, 2);
-  Tensor v = qkv.narrow(2, 2 * C, C).view({B, T, n_head, hs}).transpose(1, 2);
+  // Each of q, k, v: [B, T, C] -> [B, n_head, T, hs] (views).
+  Tensor q = heads_of(qkv.narrow(2, 0, C), n_head);
+  Tensor k = heads_of(qkv.narrow(2, C, C), n_head);
+  Tensor v = heads_of(qkv.narrow(2, 2 * C, C), n_head);
   Tensor y = F::scaled_dot_product_attention(q, k, v, Tensor(), dropout,
                                              /*is_causal=*/true, is_training());
-  y = y.transpose(1, 2).contiguous().view(
-      {B, T, C}); // heads side by side again
-  return (*resid_dropout)((*c_proj)(y));
+  return (*resid_dropout)((*c_proj)(merged(y))); // heads side by side again
 }
 
 Tensor CausalSelfAttention::forward_cached(const Tensor &x, Tensor &k_cache,
                                            Tensor &v_cache,
                                            std::int64_t start) {
-  const std::int64_t B = x.size(0), T = x.size(1), C = x.size(2),
-                     hs = C / n_head;
+  const std::int64_t T = x.size(1), C = x.size(2);
   Tensor qkv = (*c_attn)(x);
-  Tensor q = qkv.narrow(2, 0, C).view({B, T, n_head, hs}).transpose(1, 2);
-  Tensor k = qkv.narrow(2, C, C).view({B, T, n_head, hs}).transpose(1, 2);
-  Tensor v = qkv.narrow(2, 2 * C, C).view({B, T, n_head, hs}).transpose(1, 2);
+  Tensor q = heads_of(qkv.narrow(2, 0, C), n_head);
+  Tensor k = heads_of(qkv.narrow(2, C, C), n_head);
+  Tensor v = heads_of(qkv.narrow(2, 2 * C, C), n_head);
   k_cache = k_cache.defined() ? cat({k_cache, k}, 2)
                               : k.contiguous(); // [B, nh, start + T, hs]
   v_cache = v_cache.defined() ? cat({v_cache, v}, 2) : v.contiguous();
   const std::int64_t S = k_cache.size(2);
   // New query i sits at position start + i and may attend keys 0 .. start + i
-  // (true = may attend).
-  Tensor allowed =
-      arange(0, S, 1, TensorOptions{.dtype = kInt64}).unsqueeze(0) <=
-      arange(start, start + T, 1, TensorOptions{.dtype = kInt64}).unsqueeze(1);
+  // (true = may attend; exercise 1 with an offset).
+  Tensor allowed = detail::causal_mask(T, S, start);
+  if (allowed.dtype() != kBool || allowed.dim() != 2 || allowed.size(0) != T ||
+      allowed.size(1) != S) {
+    throw ValueError("CausalSelfAttention: causal_mask(" + std::to_string(T) +
+                     ", " + std::to_string(S) + ", " + std::to_string(start) +
+                     ") must be bool [L, S] (exercise ch12.ex1)");
+  }
   Tensor y = F::scaled_dot_product_attention(q, k_cache, v_cache, allowed,
                                              dropout, false, is_training());
-  y = y.transpose(1, 2).contiguous().view({B, T, C});
-  return (*resid_dropout)((*c_proj)(y));
+  return (*resid_dropout)((*c_proj)(merged(y)));
 }
 
 MLP::MLP(const GPTConfig &c) {
@@ -214,10 +240,11 @@ Tensor GPT::forward_cached(const Tensor &idx, KVCache &cache) {
 }
 
 namespace {
-// One token from one row of logits: temperature, then top-k, then top-p, then a
-// draw u ~ U[0, 1) against the cumulative probabilities (inverse CDF).
-std::int64_t sample_row(std::vector<double> logits, const GenerateOptions &o,
-                        Generator *gen) {
+// One token from one row of logits: the probabilities of exercise 5 (temperature,
+// top-k, top-p), checked, then a draw u ~ U[0, 1) against their cumulative sum
+// with the most likely token first (inverse CDF).
+std::int64_t sample_row(const std::vector<double> &logits,
+                        const GenerateOptions &o, Generator *gen) {
   const std::size_t V = logits.size();
   std::vector<std::size_t> order(V);
   for (std::size_t i = 0; i < V; ++i)
@@ -227,34 +254,34 @@ std::int64_t sample_row(std::vector<double> logits, const GenerateOptions &o,
       [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
   if (o.temperature == 0.0)
     return static_cast<std::int64_t>(order[0]);
-  std::size_t keep = V;
-  if (o.top_k > 0)
-    keep = std::min<std::size_t>(keep, static_cast<std::size_t>(o.top_k));
-  std::vector<double> p(keep);
-  const double top = logits[order[0]] / o.temperature;
-  double sum = 0;
-  for (std::size_t i = 0; i < keep; ++i)
-    sum += p[i] = std::exp(logits[order[i]] / o.temperature - top);
-  if (o.top_p < 1.0) { // the smallest prefix of the sorted tokens whose mass
-                       // reaches top_p
-    double acc = 0;
-    std::size_t n = 0;
-    while (n < keep && acc < o.top_p * sum)
-      acc += p[n++];
-    keep = std::max<std::size_t>(n, 1);
-    sum = 0;
-    for (std::size_t i = 0; i < keep; ++i)
-      sum += p[i];
+  const std::vector<double> p =
+      detail::next_token_probs(logits, o.temperature, o.top_k, o.top_p);
+  double total = 0;
+  bool ok = p.size() == V;
+  for (std::size_t i = 0; ok && i < V; ++i) {
+    ok = p[i] >= 0.0 && std::isfinite(p[i]);
+    total += p[i];
+  }
+  if (!ok || std::abs(total - 1.0) > 1e-6) {
+    throw ValueError("generate: next_token_probs returned " +
+                     std::to_string(p.size()) + " values adding up to " +
+                     std::to_string(total) + " for " + std::to_string(V) +
+                     " logits; expected " + std::to_string(V) +
+                     " probabilities >= 0 adding up to 1 (exercise ch12.ex5)");
   }
   const double u =
-      rand({1}, TensorOptions{.dtype = kFloat64}, gen).item<double>() * sum;
+      rand({1}, TensorOptions{.dtype = kFloat64}, gen).item<double>() * total;
   double acc = 0;
-  for (std::size_t i = 0; i < keep; ++i) {
-    acc += p[i];
+  std::size_t last = order[0];
+  for (std::size_t i = 0; i < V; ++i) {
+    if (p[order[i]] <= 0.0)
+      continue;
+    last = order[i];
+    acc += p[order[i]];
     if (u < acc)
       return static_cast<std::int64_t>(order[i]);
   }
-  return static_cast<std::int64_t>(order[keep - 1]);
+  return static_cast<std::int64_t>(last);
 }
 } // namespace
 

@@ -8,6 +8,7 @@
 
 #include "kindling/tensor/error.hpp"
 #include "tensor/file_io.hpp"
+#include "kindling/text/pieces.hpp"
 
 namespace kindling::text {
 namespace {
@@ -101,30 +102,25 @@ ByteBPE ByteBPE::train(const std::string &corpus, std::int64_t vocab_size) {
   for (auto &id : ids)
     id = static_cast<unsigned char>(id);
   while (bpe.vocab_size() < vocab_size) {
-    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>
-        counts; // ordered: ties -> smallest pair
-    for (std::size_t i = 0; i + 1 < ids.size(); ++i)
-      ++counts[{ids[i], ids[i + 1]}];
-    std::pair<std::int64_t, std::int64_t> best{-1, -1};
-    std::int64_t best_count = 1;
-    for (const auto &[pair, n] : counts) {
-      if (n > best_count)
-        best = pair, best_count = n;
-    }
-    if (best.first < 0)
+    // The most frequent adjacent pair becomes the next token (exercise 4).
+    const detail::PairCount best = detail::most_frequent_pair(ids);
+    if (best.count < 2)
       break; // no pair occurs twice: a merge would not shorten anything
+    if (best.first < 0 || best.second < 0 || best.first >= bpe.vocab_size() ||
+        best.second >= bpe.vocab_size()) {
+      throw ValueError("ByteBPE.train: most_frequent_pair returned (" +
+                       std::to_string(best.first) + ", " +
+                       std::to_string(best.second) +
+                       "), not a pair of existing tokens (exercise ch12.ex4)");
+    }
     const std::int64_t id = bpe.vocab_size();
     bpe.add_merge(best.first, best.second);
-    std::vector<std::int64_t> next;
-    next.reserve(ids.size());
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (i + 1 < ids.size() && ids[i] == best.first &&
-          ids[i + 1] == best.second) {
-        next.push_back(id);
-        ++i;
-      } else {
-        next.push_back(ids[i]);
-      }
+    std::vector<std::int64_t> next =
+        detail::merge_pair(ids, best.first, best.second, id);
+    if (next.size() >= ids.size()) {
+      throw ValueError("ByteBPE.train: merge_pair of a pair that occurs " +
+                       std::to_string(best.count) +
+                       " times did not shorten the ids (exercise ch12.ex4)");
     }
     ids.swap(next);
   }
@@ -150,14 +146,10 @@ std::vector<std::int64_t> ByteBPE::encode(const std::string &text) const {
     if (best < 0)
       break;
     const auto [a, b] = merges_[static_cast<std::size_t>(best)];
-    std::vector<std::int64_t> next;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b) {
-        next.push_back(256 + best);
-        ++i;
-      } else {
-        next.push_back(ids[i]);
-      }
+    std::vector<std::int64_t> next = detail::merge_pair(ids, a, b, 256 + best);
+    if (next.size() >= ids.size()) { // the pair is present: a merge must shorten
+      throw ValueError("ByteBPE.encode: merge_pair of a pair that occurs did "
+                       "not shorten the ids (exercise ch12.ex4)");
     }
     ids.swap(next);
   }
@@ -184,11 +176,11 @@ void ByteBPE::save(const std::string &path) const {
       "kindling byte-bpe v1 " + std::to_string(merges_.size()) + "\n";
   for (const auto &[a, b] : merges_)
     out += std::to_string(a) + " " + std::to_string(b) + "\n";
-  detail::write_file_atomically(path, out, "ByteBPE.save");
+  kindling::detail::write_file_atomically(path, out, "ByteBPE.save");
 }
 
 ByteBPE ByteBPE::load(const std::string &path) {
-  const std::string text = detail::read_file(path, 64u << 20, "ByteBPE.load");
+  const std::string text = kindling::detail::read_file(path, 64u << 20, "ByteBPE.load");
   std::istringstream in(text);
   std::string magic1, magic2, version;
   long long n = -1;
