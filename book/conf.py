@@ -110,6 +110,7 @@ kindling_api_layers = [
     ("debug", "Debugging: clipping, reports, the data scan, the doctor", 7, ["debug"]),
     ("vision", "Vision: the model zoo, torchvision's ops, feature extraction", 9, ["vision"]),
     ("distributed", "Distributed: the process group, the sampler, DDP", 11, ["distributed"]),
+    ("text", "Text: attention, a GPT, tokenizers, generation", 12, ["text"]),
 ]
 for _layer, *_ in kindling_api_layers:
     breathe_projects[_layer] = str(DOXYGEN_OUT / "layers" / _layer)

@@ -21,6 +21,8 @@ PACKAGES=(
   libboost-context-dev
   # chapter 11's processes talk through MPI (OpenMPI: mpirun and the library)
   openmpi-bin libopenmpi-dev
+  # chapter 12 trains a GPT on a text corpus: the quotations of the fortunes package (BSD licence)
+  fortunes
   # tests: Catch2 v2, and real PyTorch 1.13 as the oracle (+ LibTorch for the benchmark)
   catch2 python3 python3-numpy python3-torch python3-torchvision libtorch-dev
   # the benchmark's peers at their best: tcmalloc (and jemalloc, to compare) preloaded (bench/bench_util.hpp)

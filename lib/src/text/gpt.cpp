@@ -76,6 +76,7 @@ Tensor merged(const Tensor &y) {
 }
 } // namespace
 
+// [snippet: attention-forward]
 Tensor CausalSelfAttention::forward(const Tensor &x) {
   const std::int64_t C = x.size(2);
   Tensor qkv = (*c_attn)(x); // [B, T, 3C]
@@ -87,6 +88,7 @@ Tensor CausalSelfAttention::forward(const Tensor &x) {
                                              /*is_causal=*/true, is_training());
   return (*resid_dropout)((*c_proj)(merged(y))); // heads side by side again
 }
+// [end]
 
 Tensor CausalSelfAttention::forward_cached(const Tensor &x, Tensor &k_cache,
                                            Tensor &v_cache,
@@ -134,10 +136,12 @@ Block::Block(const GPTConfig &c) {
   ln_2 = register_module("ln_2", std::make_shared<LayerNorm>(c.n_embd, c.bias));
   mlp = register_module("mlp", std::make_shared<MLP>(c));
 }
+// [snippet: block]
 Tensor Block::forward(const Tensor &x) {
   Tensor y = x + (*attn)((*ln_1)(x));
   return y + (*mlp)((*ln_2)(y));
 }
+// [end]
 
 Tensor Block::forward_cached(const Tensor &x, Tensor &k_cache, Tensor &v_cache,
                              std::int64_t start) {

@@ -22,12 +22,14 @@
 
 namespace kindling::text::detail {
 
+// [snippet: causal-mask]
 /// A bool [L, S] tensor, true where query i may attend key j. The L queries are the *last* tokens
 /// seen so far: query i sits at position `offset + i`, and key j at position j; a query may see
 /// itself and every earlier position, j <= offset + i, and nothing after it.
 /// offset = 0 is the usual training mask (the lower triangle with its diagonal when L == S);
 /// a KV cache holding `offset` earlier tokens asks for offset = S - L.
 Tensor causal_mask(std::int64_t L, std::int64_t S, std::int64_t offset);
+// [end]
 
 /// Scaled dot-product attention, the arguments already checked: q [*, L, E], k [*, S, E],
 /// v [*, S, Ev] → [*, L, Ev] = softmax(q kᵀ / √E + mask) v, softmax over the keys (the last dim).
