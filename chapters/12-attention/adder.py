@@ -38,7 +38,8 @@ class GPT(nn.Module):
     def __init__(self, C=64, layers=2):
         super().__init__()
         self.wte, self.wpe = nn.Embedding(10, C), nn.Embedding(6, C)
-        self.h, self.ln_f = nn.ModuleList([Block(C) for _ in range(layers)]), nn.LayerNorm(C)
+        self.h = nn.ModuleList([Block(C) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(C)
         for name, p in self.named_parameters():  # nanoGPT's initialisation
             if name.endswith("bias") or "ln_" in name:
                 continue
@@ -59,15 +60,18 @@ model, steps = GPT(), 1500
 decay = [p for p in model.parameters() if p.dim() >= 2]
 no_decay = [p for p in model.parameters() if p.dim() < 2]
 opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
-                         {"params": no_decay, "weight_decay": 0.0}], lr=2e-3, betas=(0.9, 0.95))
+                         {"params": no_decay, "weight_decay": 0.0}],
+                        lr=2e-3, betas=(0.9, 0.95))
 t0 = time.process_time()
 for step in range(steps):
-    lr = 2e-3 * min(1, (step + 1) / 100) * (0.1 + 0.45 * (1 + math.cos(math.pi * step / steps)))
+    cosine = 0.1 + 0.45 * (1 + math.cos(math.pi * step / steps))
+    lr = 2e-3 * min(1, (step + 1) / 100) * cosine
     for g in opt.param_groups:
         g["lr"] = lr
     batch = train[torch.randint(0, len(train), (64,))]
     logits = model(batch[:, :6])
-    loss = F.cross_entropy(logits[:, 3:6].reshape(-1, 10), batch[:, 4:7].reshape(-1))
+    loss = F.cross_entropy(logits[:, 3:6].reshape(-1, 10),
+                           batch[:, 4:7].reshape(-1))
     opt.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -80,4 +84,5 @@ with torch.no_grad():
     seq = test[:, :4]
     for _ in range(3):  # greedy, the whole sequence each time (no cache)
         seq = torch.cat([seq, model(seq)[:, -1].argmax(-1, keepdim=True)], 1)
-print("held-out sums answered exactly:", int((seq[:, 4:] == test[:, 4:]).all(1).sum()), "of 1000")
+right = int((seq[:, 4:] == test[:, 4:]).all(1).sum())
+print("held-out sums answered exactly:", right, "of 1000")

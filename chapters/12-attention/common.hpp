@@ -55,8 +55,7 @@ inline kd::optim::AdamW make_adamw(kd::nn::Module& model, double lr) {
   for (auto& [name, p] : model.named_parameters())
     (p.dim() >= 2 ? decay : no_decay).push_back(p);
   kd::optim::AdamW opt(decay, {.lr = lr, .betas = {0.9, 0.95}, .weight_decay = 0.1});
-  opt.add_param_group(no_decay,
-                      {.lr = lr, .betas = {0.9, 0.95}, .weight_decay = 0.0});
+  opt.add_param_group(no_decay, {.lr = lr, .betas = {0.9, 0.95}, .weight_decay = 0.0});
   return opt;
 }
 
@@ -72,8 +71,8 @@ inline double lr_at(int step, int steps, int warmup, double lr) {
 // of quotations, jokes and proverbs separated by lines holding a single "%".
 inline std::string fortunes_corpus() {
   std::string text;
-  for (const char* name : {"fortunes", "wisdom", "literature", "science", "people",
-                           "platitudes", "tao"})
+  for (const char* name :
+       {"fortunes", "wisdom", "literature", "science", "people", "platitudes", "tao"})
     text += read_file(std::string("/usr/share/games/fortunes/") + name);
   return text;
 }

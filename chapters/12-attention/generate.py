@@ -12,8 +12,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.environ.get("KINDLING_CHAPTER", "."), "..", "..", "scripts"))
-import convert_torchvision  # noqa: E402  (its safetensors reader checks the file first)
+HERE = os.environ.get("KINDLING_CHAPTER", ".")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+import convert_torchvision  # noqa: E402  (its safetensors reader checks the file)
 
 
 # [snippet: twin]
@@ -22,8 +23,10 @@ class Block(nn.Module):
         super().__init__()
         self.n_head = n_head
         self.ln_1, self.ln_2 = nn.LayerNorm(C), nn.LayerNorm(C)
-        self.attn = nn.ModuleDict(dict(c_attn=nn.Linear(C, 3 * C), c_proj=nn.Linear(C, C)))
-        self.mlp = nn.ModuleDict(dict(c_fc=nn.Linear(C, 4 * C), c_proj=nn.Linear(4 * C, C)))
+        self.attn = nn.ModuleDict(dict(c_attn=nn.Linear(C, 3 * C),
+                                       c_proj=nn.Linear(C, C)))
+        self.mlp = nn.ModuleDict(dict(c_fc=nn.Linear(C, 4 * C),
+                                      c_proj=nn.Linear(4 * C, C)))
 
     def forward(self, x):
         B, T, C = x.shape
@@ -33,7 +36,8 @@ class Block(nn.Module):
         s = s.masked_fill(~torch.ones(T, T, dtype=torch.bool).tril(), float("-inf"))
         y = (s.softmax(-1) @ v).transpose(1, 2).reshape(B, T, C)
         x = x + self.attn.c_proj(y)
-        return x + self.mlp.c_proj(F.gelu(self.mlp.c_fc(self.ln_2(x)), approximate="tanh"))
+        h = F.gelu(self.mlp.c_fc(self.ln_2(x)), approximate="tanh")
+        return x + self.mlp.c_proj(h)
 # [end]
 
 

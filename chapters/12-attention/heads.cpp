@@ -1,5 +1,5 @@
-// Multi-head attention is a reshape: c_attn's output split into heads (a view: no copy),
-// attention per head in one batched call, and the heads merged again.
+// Multi-head attention is a reshape: c_attn's output split into heads (a view: no
+// copy), attention per head in one batched call, and the heads merged again.
 #include <iostream>
 
 #include "common.hpp"
@@ -7,7 +7,8 @@
 namespace {
 std::string dims(const std::vector<std::int64_t>& v) {
   std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
 }
 void describe(const char* name, const kd::Tensor& t) {
@@ -19,9 +20,9 @@ void describe(const char* name, const kd::Tensor& t) {
 
 int main() {
   // [snippet: split]
-  const std::int64_t B = 1, T = 3, C = 8, n_head = 2;   // head size hs = C / n_head = 4
+  const std::int64_t B = 1, T = 3, C = 8, n_head = 2;  // head size hs = C / n_head = 4
   kd::Tensor qkv = kd::arange(0, B * T * 3 * C).view({B, T, 3 * C}).to(kd::kFloat32);
-  kd::Tensor q = qkv.narrow(2, 0, C);                     // [B, T, C], a slice
+  kd::Tensor q = qkv.narrow(2, 0, C);                           // [B, T, C], a slice
   kd::Tensor heads = kd::text::detail::split_heads(q, n_head);  // [B, n_head, T, hs]
   // [end]
   describe("qkv", qkv);

@@ -12,7 +12,8 @@
 #include "common.hpp"
 
 namespace {
-// A sample, each of its lines after "  | " (so that it stands out, tabs shown as spaces).
+// A sample, each of its lines after "  | " (so that it stands out, tabs shown as
+// spaces).
 void print_sample(const std::string& text) {
   std::string line;
   for (const char c : text + "\n") {
@@ -37,16 +38,20 @@ int main(int argc, char** argv) {
   const std::vector<std::int64_t> ids = tok.encode(text);
   const auto n = static_cast<std::int64_t>(ids.size());
   kd::Tensor data = kd::tensor(ids, {n});
-  kd::Tensor train = data.narrow(0, 0, n * 9 / 10);       // the first 90 %
+  kd::Tensor train = data.narrow(0, 0, n * 9 / 10);  // the first 90 %
   kd::Tensor val = data.narrow(0, n * 9 / 10, n - n * 9 / 10);
   // [end]
   std::printf("corpus: %lld characters, %lld distinct\n", static_cast<long long>(n),
               static_cast<long long>(tok.vocab_size()));
 
   // [snippet: model]
-  kd::text::GPTConfig config{.vocab_size = tok.vocab_size(), .block_size = 64,
-                             .n_layer = 4, .n_head = 4, .n_embd = 128,
-                             .dropout = 0.0, .bias = true};
+  kd::text::GPTConfig config{.vocab_size = tok.vocab_size(),
+                             .block_size = 64,
+                             .n_layer = 4,
+                             .n_head = 4,
+                             .n_embd = 128,
+                             .dropout = 0.0,
+                             .bias = true};
   kd::text::GPT model(config);
   // [end]
   std::int64_t params = 0;
@@ -56,8 +61,8 @@ int main(int argc, char** argv) {
   const std::int64_t B = 12, T = config.block_size;
   // The validation loss over 16 fixed batches of held-out text.
   kd::Generator val_gen(7);
-  const kd::Tensor val_starts = kd::randint(0, val.size(0) - T - 1, {16 * B},
-                                            {.dtype = kd::kInt64}, &val_gen);
+  const kd::Tensor val_starts =
+      kd::randint(0, val.size(0) - T - 1, {16 * B}, {.dtype = kd::kInt64}, &val_gen);
   auto val_loss = [&] {
     kd::NoGradGuard no_grad;
     double sum = 0;
@@ -76,13 +81,12 @@ int main(int argc, char** argv) {
   for (int step = 0; step < steps; ++step) {
     opt.set_lr(lr_at(step, steps, /*warmup=*/100, 3e-3));
     kd::Tensor starts = kd::randint(0, train.size(0) - T - 1, {B});
-    auto [x, y] = text_batch(train, starts, T);          // [12, 64] each
+    auto [x, y] = text_batch(train, starts, T);  // [12, 64] each
     auto [logits, loss] = model.forward(x, y);
     opt.zero_grad();
     loss.backward();
     kd::nn::utils::clip_grad_norm_(model.parameters(), 1.0);
     opt.step();
-    // [end]
     running += loss.item<double>();
     if ((step + 1) % 100 == 0) {
       const double v = val_loss();
@@ -92,6 +96,7 @@ int main(int argc, char** argv) {
       running = 0;
     }
   }
+  // [end]
   std::printf("trained %d steps in %.0f s\n", steps, now() - t0);
 
   // [snippet: sample]
@@ -99,14 +104,15 @@ int main(int argc, char** argv) {
   kd::Tensor prompt = kd::tensor(tok.encode("A "), {1, 2});
   for (const double temperature : {0.5, 0.8, 1.0}) {
     kd::Generator gen(42);
-    kd::Tensor out = kd::text::generate(model, prompt, 160,
-                                        {.temperature = temperature, .top_k = 20}, &gen);
+    kd::Tensor out = kd::text::generate(
+        model, prompt, 160, {.temperature = temperature, .top_k = 20}, &gen);
     std::printf("--- temperature %.1f, top-k 20:\n", temperature);
     print_sample(tok.decode(out[0].to_vector<std::int64_t>()));
   }
   // [end]
 
-  // Greedy tokens for the PyTorch twin (generate.py) to reproduce from the saved weights.
+  // Greedy tokens for the PyTorch twin (generate.py) to reproduce from the saved
+  // weights.
   kd::Tensor greedy = kd::text::generate(model, prompt, 60, {.temperature = 0.0});
   {
     std::ofstream g("ch12_greedy_ids.txt");
@@ -116,7 +122,8 @@ int main(int argc, char** argv) {
   std::vector<std::int64_t> every_id(static_cast<std::size_t>(tok.vocab_size()));
   std::iota(every_id.begin(), every_id.end(), std::int64_t{0});
   // GPT-2's names (transformer.h.0.attn.c_attn.weight, ...), the vocabulary alongside.
-  kd::save(model.state_dict(), "ch12_gpt.safetensors", {{"vocab", tok.decode(every_id)}});
+  kd::save(model.state_dict(), "ch12_gpt.safetensors",
+           {{"vocab", tok.decode(every_id)}});
   // [end]
   std::printf("saved ch12_gpt.safetensors (%zu tensors)\n", model.state_dict().size());
 

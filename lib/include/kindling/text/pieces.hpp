@@ -23,11 +23,12 @@
 namespace kindling::text::detail {
 
 // [snippet: causal-mask]
-/// A bool [L, S] tensor, true where query i may attend key j. The L queries are the *last* tokens
-/// seen so far: query i sits at position `offset + i`, and key j at position j; a query may see
-/// itself and every earlier position, j <= offset + i, and nothing after it.
-/// offset = 0 is the usual training mask (the lower triangle with its diagonal when L == S);
-/// a KV cache holding `offset` earlier tokens asks for offset = S - L.
+/// A bool [L, S] tensor, true where query i may attend key j. The L queries are the
+/// *last* tokens seen so far: query i sits at position `offset + i`, key j at
+/// position j; a query may see itself and every earlier position (j <= offset + i),
+/// nothing after. offset = 0 is the usual training mask (the lower triangle with its
+/// diagonal when L == S); a KV cache holding `offset` earlier tokens asks for
+/// offset = S - L.
 Tensor causal_mask(std::int64_t L, std::int64_t S, std::int64_t offset);
 // [end]
 
