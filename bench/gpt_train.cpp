@@ -9,7 +9,6 @@
 // Timing: interleaved repetitions, CPU time, the median of the paired ratios (peer_process.hpp);
 // against the tuned peers, then the peers as installed (bench_util.hpp); the training lines with the
 // step's floor (floor.hpp, measured in this run). --quick: a few steps (the CTest smoke test).
-#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdio>
@@ -35,11 +34,6 @@ namespace kd = kindling;
 #endif
 
 namespace {
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return !path.empty() && stat(path.c_str(), &st) == 0;
-}
 
 /// The step's matrix products for the floor (floor.hpp). Attention's batched products (one per
 /// sequence and head) are counted as one product of the same shape stacked B x heads times.
@@ -138,7 +132,8 @@ int main(int argc, char** argv) {
 
   const std::string libtorch = KINDLING_P11_PEER;
   const std::string python_peer = std::string(KINDLING_BENCH_PEERS) + "/p11_gpt_pytorch.py";
-  const bool have_libtorch = exists(libtorch), have_python = exists(python_peer) && exists(KINDLING_PYTHON);
+  const bool have_libtorch = bench::file_exists(libtorch);
+  const bool have_python = bench::file_exists(python_peer) && bench::file_exists(KINDLING_PYTHON);
   if (!have_libtorch)
     std::fprintf(stderr, "gpt_train: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  libtorch.empty() ? "LibTorch was not found at configure time" : libtorch.c_str());

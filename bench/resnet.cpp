@@ -14,7 +14,6 @@
 // median of the paired ratios; against the tuned peer, then against the peer as installed
 // (bench_util.hpp). --quick: small sizes (p8::kQuick) and a few repetitions (the CTest smoke test); the
 // peer is used only if it is built.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -164,11 +163,6 @@ int m2_child(int steps, int warmup, const p8::Sizes& sizes) {
   return 0;
 }
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return !path.empty() && stat(path.c_str(), &st) == 0;
-}
-
 double ready_check(const bench::PeerProcess& p) {
   const std::string v = bench::ready_value(p.ready_line(), "check");
   return v.empty() ? std::nan("") : std::stod(v);
@@ -188,7 +182,7 @@ int main(int argc, char** argv) {
   char buf[160];
 
   const std::string peer_path = KINDLING_P8_PEER;
-  if (!exists(peer_path)) {
+  if (!bench::file_exists(peer_path)) {
     std::fprintf(stderr, "resnet: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  peer_path.empty() ? "LibTorch was not found at configure time" : peer_path.c_str());
     std::printf("BENCH P8 ResNet-18: skipped (no LibTorch peer)\n");

@@ -244,20 +244,15 @@ Tensor GPT::forward_cached(const Tensor &idx, KVCache &cache) {
 }
 
 namespace {
-// One token from one row of logits: the probabilities of exercise 5 (temperature,
-// top-k, top-p), checked, then a draw u ~ U[0, 1) against their cumulative sum
-// with the most likely token first (inverse CDF).
+// One token from one row of logits: the most likely one for temperature 0 (the
+// first on a tie); otherwise the probabilities of exercise 5 (temperature, top-k,
+// top-p), checked, and a draw u ~ U[0, 1) against their running sum (inverse CDF).
 std::int64_t sample_row(const std::vector<double> &logits,
                         const GenerateOptions &o, Generator *gen) {
   const std::size_t V = logits.size();
-  std::vector<std::size_t> order(V);
-  for (std::size_t i = 0; i < V; ++i)
-    order[i] = i;
-  std::stable_sort(
-      order.begin(), order.end(),
-      [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
   if (o.temperature == 0.0)
-    return static_cast<std::int64_t>(order[0]);
+    return static_cast<std::int64_t>(
+        std::max_element(logits.begin(), logits.end()) - logits.begin());
   const std::vector<double> p =
       detail::next_token_probs(logits, o.temperature, o.top_k, o.top_p);
   double total = 0;
@@ -276,14 +271,14 @@ std::int64_t sample_row(const std::vector<double> &logits,
   const double u =
       rand({1}, TensorOptions{.dtype = kFloat64}, gen).item<double>() * total;
   double acc = 0;
-  std::size_t last = order[0];
+  std::size_t last = 0; // the last token with a probability, for rounding at the end
   for (std::size_t i = 0; i < V; ++i) {
-    if (p[order[i]] <= 0.0)
+    if (p[i] <= 0.0)
       continue;
-    last = order[i];
-    acc += p[order[i]];
+    last = i;
+    acc += p[i];
     if (u < acc)
-      return static_cast<std::int64_t>(order[i]);
+      return static_cast<std::int64_t>(i);
   }
   return static_cast<std::int64_t>(last);
 }

@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import milestones as ms  # noqa: E402
 
 GOAL = 0.95
@@ -191,67 +192,26 @@ def answers_of(w, d):
 
 
 def check_pieces(out_dir, d):
-    import torch
-    want = []
+    from reference import bpe_encode, bpe_train, causal, next_token_probs  # next to this file
     t = d["masks"]
-    for i in range(0, len(t), 3):
-        L, S, off = (int(v) for v in t[i:i + 3])
-        want.append(torch.ones(L, S, dtype=torch.bool).tril(off).reshape(-1).long().numpy())
-    want = np.concatenate(want)
+    want = np.concatenate([causal(*(int(v) for v in t[i:i + 3])).reshape(-1).long().numpy()
+                           for i in range(0, len(t), 3)])
     got = ms.load_output(out_dir, "probe_masks.npy", shape=want.shape, dtype="int64")
     if (got != want).any():
         raise ValueError("causal_mask gives other masks than PyTorch's tril for the grader's (L, S, offset) (ex1)")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    ids, merges = list(d["corpus"].encode("utf-8")), []
-    while 256 + len(merges) < int(d["vocab"][0]):
-        counts = {}
-        for p in zip(ids, ids[1:]):
-            counts[p] = counts.get(p, 0) + 1
-        if not counts or max(counts.values()) < 2:
-            break
-        best = min(counts, key=lambda p: (-counts[p], p))
-        ids, merges = merge(ids, best, 256 + len(merges)), merges + [best]
-    enc, rank = list(d["text"].encode("utf-8")), {m: i for i, m in enumerate(merges)}
-    while len(enc) >= 2:
-        present = [rank[p] for p in zip(enc, enc[1:]) if p in rank]
-        if not present:
-            break
-        enc = merge(enc, merges[min(present)], 256 + min(present))
-    want = np.array([x for m in merges for x in m] + [-1] + enc, np.int64)
+    merges = bpe_train(d["corpus"], int(d["vocab"][0]))
+    want = np.array([x for m in merges for x in m] + [-1] + bpe_encode(d["text"], merges), np.int64)
     got = ms.load_output(out_dir, "probe_merges.npy", dtype="int64")
     if got.shape != want.shape or (got != want).any():
         raise ValueError("ByteBPE trained on the grader's text learns other merges, or encodes another text "
                          "otherwise, than byte-pair encoding's rules give (ex4)")
-    want = []
-    for row in d["logits"]:
-        for t_, k, p in d["settings"]:
-            x = torch.tensor(row) / t_
-            sx, order = torch.sort(x, descending=True, stable=True)
-            keep = len(row) if int(k) <= 0 else min(int(k), len(row))
-            pr = sx[:keep].softmax(0)
-            if p < 1.0:
-                keep = max(min(int((pr.cumsum(0) < p).sum()) + 1, keep), 1)
-                pr = pr[:keep] / pr[:keep].sum()
-            out = torch.zeros(len(row), dtype=torch.float64)
-            out[order[:keep]] = pr[:keep]
-            want.append(out.numpy())
-    want = np.concatenate(want)
+    import torch
+    want = np.concatenate([next_token_probs(torch.tensor(row), float(t_), int(k), float(p)).numpy()
+                           for row in d["logits"] for t_, k, p in d["settings"]])
     got = ms.load_output(out_dir, "probe_probs.npy", shape=want.shape, dtype="float64")
     if not np.allclose(got, want, rtol=1e-9, atol=1e-12):
         raise ValueError("next_token_probs gives other probabilities than temperature, top-k and top-p give for "
                          "the grader's logits (ex5)")
-
-
-def merge(ids, pair, new_id):
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
 
 
 def check(out_dir):
