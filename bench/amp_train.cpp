@@ -12,6 +12,7 @@
 // Method (peer_process.hpp): interleaved repetitions, CPU time, the median of the paired ratios and
 // their interquartile range; PyTorch tuned, then as installed (bench_util.hpp: PeerSettings). Kindling's
 // bfloat16 lines carry the step's floor (floor.hpp), measured in the same run.
+#include <sys/stat.h>
 
 #include <cmath>
 #include <kindling/amp.hpp>
@@ -42,6 +43,11 @@ struct SimpleNet : kd::nn::Module {
   }
   kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }  // x: [64, 784]
 };
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && stat(path.c_str(), &st) == 0;
+}
 
 /// One model and its optimizer, trained in float32 or under bfloat16 autocast on the batches in order.
 struct Trainer {
@@ -129,7 +135,7 @@ int main(int argc, char** argv) {
   bench::print_floor("P7", floor, step_model.gemms.size());
 
   const std::string peer_script = std::string(KINDLING_BENCH_PEERS) + "/p7_pytorch.py";
-  if (!bench::file_exists(peer_script) || !bench::file_exists(KINDLING_PYTHON)) {
+  if (!exists(peer_script) || !exists(KINDLING_PYTHON)) {
     std::fprintf(stderr, "amp_train: the PyTorch peer (%s) is missing\n", peer_script.c_str());
     return opt.quick ? (ok ? 0 : 1) : 1;
   }

@@ -8,6 +8,7 @@
 // paired ratios; against the tuned peer, then against the peer as installed (bench_util.hpp), each line
 // with the step's floor (floor.hpp, measured in the same run). --quick: a few steps (the CTest smoke
 // test); the peer is used only if it is built.
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdio>
@@ -81,6 +82,11 @@ bench::StepModel cnn_step() {
   return m;
 }
 
+bool exists(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && stat(path.c_str(), &st) == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,7 +123,7 @@ int main(int argc, char** argv) {
   const bench::Floor floor = bench::measure_floor(step_model, opt.quick);
 
   const std::string peer_path = KINDLING_P6_PEER;
-  if (!bench::file_exists(peer_path)) {
+  if (!exists(peer_path)) {
     std::fprintf(stderr, "cnn_train: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  peer_path.empty() ? "LibTorch was not found at configure time" : peer_path.c_str());
     std::printf("BENCH P6 CNN train steps/s (1 thread): skipped (no LibTorch peer)\n");

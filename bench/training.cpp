@@ -16,6 +16,7 @@
 // reports the peak (VmHWM), and apart the anonymous memory (RssAnon: heap, tensors, caches) and the
 // file-backed memory (RssFile: mostly the shared libraries' code), and how much the anonymous memory
 // grew while training (from the end of the warm-up to the end of the timed steps).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,6 +57,11 @@ struct SimpleNet : kd::nn::Module {
   }
   kd::Tensor forward(const kd::Tensor& x) override { return fc2(relu(fc1(x))); }
 };
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && stat(path.c_str(), &st) == 0;
+}
 
 // The peak resident set of this process's memory (VmHWM), in kB. Not getrusage's ru_maxrss: that
 // survives fork and execve, so a child started by a 200 MB parent would report the parent's peak.
@@ -167,8 +173,8 @@ int main(int argc, char** argv) {
   const std::string libtorch = KINDLING_P1_PEER;
   const std::string python_peer = std::string(KINDLING_BENCH_PEERS) + "/p1_pytorch.py";
   const std::vector<std::string> args = {std::to_string(steps), std::to_string(warmup)};
-  const bool have_libtorch = bench::file_exists(libtorch);
-  const bool have_python = bench::file_exists(python_peer) && bench::file_exists(KINDLING_PYTHON);
+  const bool have_libtorch = exists(libtorch);
+  const bool have_python = exists(python_peer) && exists(KINDLING_PYTHON);
   if (!have_libtorch) {
     std::fprintf(stderr, "training: LibTorch peer not built (%s); `make bench` builds it (target bench_peers)\n",
                  libtorch.empty() ? "LibTorch was not found at configure time" : libtorch.c_str());
