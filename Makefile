@@ -64,11 +64,12 @@ run: deps
 endif
 
 ## test: build and run the whole suite (unit, parity, grading, book, consumer project)
-## (the slow handout round trip runs in `make test-slow`, which CI runs too)
+## (the grader's slow checks run in `make test-slow`, which CI runs too)
 test: build
 	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure --timeout 900 -LE slow
 
-## test-slow: tests that rebuild a second copy of the tree (the student handout)
+## test-slow: the grader's slow checks: every tree of every chapter, the red team, the planted
+## milestones, the handout round trip (each builds and grades whole trees: ~25 min on 2 cores)
 test-slow: build
 	@cd $(BUILD) && ctest -j $(JOBS) --output-on-failure --timeout 1800 -L slow
 
