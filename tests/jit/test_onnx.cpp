@@ -164,3 +164,101 @@ TEST_CASE("onnx::load: hostile models get errors naming the node or tensor and t
     CHECK_THROWS_WITH((*model)(kd::ones({2, 4})), Catch::Contains("input 'nowhere' is produced by no earlier node"));
   }
 }
+
+// ---- kd::onnx::export_model: what it refuses, and what it leaves as it found it -----------------------
+#include <functional>
+#include <set>
+
+#include "kindling/nn.hpp"
+
+namespace {
+namespace nn = kd::nn;
+
+/// A model whose forward runs `body` between two Linear layers.
+struct Between : nn::Module {
+  nn::Linear a{4, 6}, b{6, 3};
+  nn::Dropout drop{0.5};
+  std::function<kd::Tensor(Between&, const kd::Tensor&)> body;
+  explicit Between(std::function<kd::Tensor(Between&, const kd::Tensor&)> f) : body(std::move(f)) {
+    register_module("a", a);
+    register_module("drop", drop);
+    register_module("b", b);
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return b(body(*this, drop(a(x)))); }
+};
+
+::onnx::ModelProto read_model(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  ::onnx::ModelProto m;
+  REQUIRE(m.ParseFromIstream(&in));
+  return m;
+}
+}  // namespace
+
+TEST_CASE("onnx::export_model writes state_dict names, eval semantics and a symbolic batch") {
+  Between model([](Between&, const kd::Tensor& h) { return h.relu() * 2.0; });
+  model.train();
+  const auto path = std::filesystem::temp_directory_path() / "kd_export_names.onnx";
+  kd::onnx::export_model(model, kd::randn({5, 4}), path, {.input_name = "x", .output_name = "logits"});
+  CHECK(model.is_training());  // the trace ran in eval(); the mode is back
+  CHECK(model.drop.is_training());
+  const auto m = read_model(path);
+  CHECK(m.opset_import(0).version() == 17);
+  std::set<std::string> inits;
+  for (const auto& t : m.graph().initializer()) inits.insert(t.name());
+  for (const char* key : {"a.weight", "a.bias", "b.weight", "b.bias"}) CHECK(inits.count(key) == 1);
+  std::vector<std::string> ops;
+  for (const auto& n : m.graph().node()) ops.push_back(n.op_type());
+  // Dropout in eval() is no node at all; 2.0 is a constant of the trace
+  CHECK(ops == std::vector<std::string>{"Gemm", "Relu", "Mul", "Gemm", "Identity"});
+  REQUIRE(m.graph().input_size() == 1);
+  CHECK(m.graph().input(0).name() == "x");
+  CHECK(m.graph().input(0).type().tensor_type().shape().dim(0).dim_param() == "batch");
+  CHECK(m.graph().output(0).name() == "logits");
+  // and the file runs: imported, at another batch size, in eval() as exported
+  model.eval();
+  auto imported = kd::onnx::load(path);
+  const kd::Tensor x = kd::randn({7, 4});
+  kd::NoGradGuard no_grad;
+  CHECK(kd::allclose((*imported)(x), model(x), 1e-5, 1e-6));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("onnx::export_model names what it cannot export and leaves autograd, the model and the file alone") {
+  const auto path = std::filesystem::temp_directory_path() / "kd_export_refused.onnx";
+  std::filesystem::remove(path);
+  const kd::Tensor x = kd::randn({2, 4});
+  SECTION("a tensor op without a mapping") {
+    Between model([](Between&, const kd::Tensor& h) { return h.cumsum(1); });
+    CHECK_THROWS_WITH(kd::onnx::export_model(model, x, path), Catch::Contains("op 'cumsum'") &&
+                                                                 Catch::Contains("has no ONNX mapping"));
+  }
+  SECTION("a functional layer whose settings the exporter cannot read") {
+    struct Functional : nn::Module {
+      kd::Tensor w;
+      Functional() { w = register_parameter("w", kd::randn({4, 3, 3, 3})); }
+      kd::Tensor forward(const kd::Tensor& img) override { return nn::functional::conv2d(img, w); }
+    } model;
+    CHECK_THROWS_WITH(kd::onnx::export_model(model, kd::randn({1, 3, 8, 8}), path),
+                      Catch::Contains("ConvolutionBackward0") && Catch::Contains("as a module"));
+  }
+  SECTION("an opset outside 13..17, and LayerNorm below 17") {
+    Between model([](Between&, const kd::Tensor& h) { return h; });
+    CHECK_THROWS_WITH(kd::onnx::export_model(model, x, path, {.opset = 12}), Catch::Contains("opset 12"));
+    nn::LayerNorm norm(kd::Shape{4});
+    CHECK_THROWS_WITH(kd::onnx::export_model(norm, x, path, {.opset = 16}), Catch::Contains("opset 17"));
+  }
+  SECTION("undefined, CUDA-less and same-name arguments") {
+    Between model([](Between&, const kd::Tensor& h) { return h; });
+    CHECK_THROWS_WITH(kd::onnx::export_model(model, kd::Tensor(), path), Catch::Contains("undefined"));
+    CHECK_THROWS_WITH(kd::onnx::export_model(model, x, path, {.input_name = "t", .output_name = "t"}),
+                      Catch::Contains("two different"));
+  }
+  CHECK_FALSE(std::filesystem::exists(path));  // nothing half-written
+  // the recorder and the Function observer are autograd's again: a backward works as before
+  CHECK(kd::autograd::function_observer() == nullptr);
+  nn::Linear lin(4, 2);
+  lin.train();
+  lin(x).sum().backward();
+  CHECK(lin.weight.grad().defined());
+}

@@ -1,4 +1,5 @@
-# Chapter 10 parity: PyTorch's own torch.onnx.export of a SimpleNet-like MLP and a small CNN, written
+# Chapter 10 parity: PyTorch's own torch.onnx.export of a SimpleNet-like MLP, a small CNN and
+# torchvision's ResNet-18 and MobileNetV2, written
 # into the oracle folder with a dynamic batch dimension; the C++ side imports them with
 # kd::onnx::load and must give the outputs PyTorch gives (at another batch size than the export's).
 import os
@@ -36,6 +37,10 @@ class SmallCNN(torch.nn.Module):
 def exported(name, cls, shape):
     torch.manual_seed(10)
     m = cls().eval()
+    return export_module(name, m, shape)
+
+
+def export_module(name, m, shape):
     with torch.no_grad():
         for mod in m.modules():
             if isinstance(mod, torch.nn.BatchNorm2d):  # statistics that are not 0 and 1, so they matter
@@ -55,3 +60,15 @@ def exported(name, cls, shape):
 
 case("simplenet/eval", exported("simplenet", SimpleNet, (2, 1, 28, 28)), x=randn(5, 1, 28, 28), **TOL)
 case("cnn/eval", exported("cnn", SmallCNN, (2, 1, 28, 28)), x=randn(3, 1, 28, 28), **TOL)
+
+
+# Chapter 9's zoo as torchvision builds it, exported by PyTorch (its Conv / BatchNorm / Clip / Gemm /
+# GlobalAveragePool / Flatten spelling, not Kindling's exporter's): random weights, perturbed statistics.
+import torchvision  # noqa: E402
+
+torch.manual_seed(11)
+case("resnet18/eval", export_module("resnet18", torchvision.models.resnet18(num_classes=10).eval(), (2, 3, 64, 64)),
+     x=randn(3, 3, 64, 64), rtol=1e-3, atol=1e-4)
+case("mobilenet_v2/eval",
+     export_module("mobilenet_v2", torchvision.models.mobilenet_v2(num_classes=10).eval(), (2, 3, 64, 64)),
+     x=randn(3, 3, 64, 64), rtol=1e-3, atol=1e-4)

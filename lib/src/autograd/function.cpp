@@ -6,11 +6,18 @@
 #include "autograd/engine_hooks.hpp"
 #include "kindling/tensor/small_object_pool.hpp"
 
+#include <atomic>
 #include <string>
 
 #include "kindling/tensor/creation.hpp"
 
 namespace kindling::autograd {
+
+namespace {
+std::atomic<FunctionObserver> g_function_observer{nullptr};
+}  // namespace
+void set_function_observer(FunctionObserver observer) { g_function_observer.store(observer); }
+FunctionObserver function_observer() { return g_function_observer.load(std::memory_order_relaxed); }
 
 namespace {
 

@@ -2,7 +2,8 @@
 // What the ONNX importer's two files share (not installed): errors that name the node, a node's
 // attributes, tensors read from TensorProto, and the graph held by an OnnxModule.
 //   onnx_import.cpp  reads the file: tensors, initializers, inputs and outputs, and runs the graph;
-//   onnx_ops.cpp     what each op means, in Kindling ops (run_node).
+//   onnx_ops.cpp     what each op means, in Kindling ops (run_node);
+//   onnx_ops_3d.cpp  3-D Conv and pooling, as 2-D ones over the depth.
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
@@ -69,6 +70,9 @@ inline std::vector<std::int64_t> to_ints(const Tensor& t) {
   return {p, p + c.numel()};
 }
 
+/// Constant padding of every dim d by pads[d] before and pads[d + rank] after (differentiable).
+Tensor pad_constant(Tensor x, const std::vector<std::int64_t>& pads, double value);
+
 /// The op types run_node implements (checked at load, so an unknown op fails before any run).
 const std::set<std::string>& supported_ops();
 
@@ -82,5 +86,11 @@ struct OnnxModule::Impl {
 
   std::vector<Tensor> run_node(const pb::NodeProto& node, const std::vector<Tensor>& in) const;
 };
+
+namespace detail {
+/// Conv, MaxPool and AveragePool on X [N, C, D, H, W]: 2-D windows over the depth (onnx_ops_3d.cpp).
+std::vector<Tensor> run_window_3d(const OnnxModule::Impl& impl, const pb::NodeProto& node,
+                                  const std::vector<Tensor>& in);
+}  // namespace detail
 
 }  // namespace kindling::onnx

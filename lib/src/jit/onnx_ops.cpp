@@ -108,9 +108,11 @@ F::IntPair pair(const pb::NodeProto& node, const std::vector<std::int64_t>& v, c
     if (x < 0 || x > (1 << 16)) fail(node_label(node) + ": attribute " + field + " holds " + std::to_string(x));
   return F::IntPair(v[0], v[1]);
 }
+}  // namespace
+
 // Constant padding of every dim d by pads[d] before and pads[d + rank] after: blocks of `value`
 // concatenated on each side (cat is differentiable, so gradients flow back to x).
-Tensor pad_constant(Tensor x, const std::vector<std::int64_t>& pads, double value) {
+Tensor detail::pad_constant(Tensor x, const std::vector<std::int64_t>& pads, double value) {
   const std::int64_t r = static_cast<std::int64_t>(x.shape().size());
   for (std::int64_t d = 0; d < r; ++d) {
     std::vector<Tensor> parts;
@@ -126,6 +128,9 @@ Tensor pad_constant(Tensor x, const std::vector<std::int64_t>& pads, double valu
   }
   return x;
 }
+
+namespace {
+using detail::pad_constant;
 
 // The 2-D window ops' pads as ONNX means them: auto_pad SAME_UPPER / SAME_LOWER computed from the
 // input (output = ceil(in / stride)), else the pads attribute. Returns [h_begin, w_begin, h_end, w_end].
@@ -191,6 +196,10 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
   if (op == "Softplus") return {F::softplus(arg(0), 1.0, std::numeric_limits<double>::infinity())};
   if (op == "Exp") return {arg(0).exp()};
   if (op == "Neg") return {arg(0).neg()};
+  if ((op == "Conv" || op == "MaxPool" || op == "AveragePool") && !in.empty() && in[0].defined() &&
+      in[0].shape().size() == 5) {
+    return run_window_3d(*this, node, in);  // onnx_ops_3d.cpp: 2-D windows over the depth
+  }
   if ((op == "Conv" || op == "ConvTranspose" || op == "MaxPool" || op == "AveragePool") && !in.empty() &&
       in[0].defined() && in[0].shape().size() == 3) {
     // 1-D as 2-D with a height of 1: X [N, C, L] -> [N, C, 1, L], W likewise, and every per-axis

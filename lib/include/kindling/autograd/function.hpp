@@ -47,6 +47,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <vector>
 
 #include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
@@ -237,7 +238,34 @@ bool is_same_tensor(const T&, const Tensor&) {
   return false;
 }
 
+/// The tensor arguments of one Function call, in order (for an observer).
+inline void collect_tensors(std::vector<Tensor>& out, const Tensor& t) { out.push_back(t); }
+inline void collect_tensors(std::vector<Tensor>& out, const std::vector<Tensor>& ts) {
+  out.insert(out.end(), ts.begin(), ts.end());
+}
+inline void collect_tensors(std::vector<Tensor>& out, const NonDifferentiable& n) { out.push_back(n.tensor); }
+template <class T>
+void collect_tensors(std::vector<Tensor>&, const T&) {}
+
 }  // namespace detail
+
+/// One recorded Function call as a tracer sees it (chapter 10's ONNX exporter): the backward node's
+/// name, the arguments typed as the call made them (compare `signature` with
+/// kindling::detail::type_id<kindling::detail::Signature<A...>>() before reading `args` as a
+/// std::tuple<const A&...>), the tensor arguments, and the output (single-output Functions only).
+struct FunctionCall {
+  const char* name;
+  const void* signature;
+  std::string_view signature_name;
+  const void* args;
+  const std::vector<Tensor>& tensor_inputs;
+  const Tensor& output;
+};
+/// Called after each recorded Function call while installed (nullptr: none, the default). A later
+/// layer installs one for the length of a trace; the cost otherwise is one load per recorded call.
+using FunctionObserver = void (*)(const FunctionCall& call);
+void set_function_observer(FunctionObserver observer);
+FunctionObserver function_observer();
 
 /// The CRTP base of every Function: `struct MyOp : Function<MyOp> { forward, backward }`.
 template <class Derived>
@@ -265,6 +293,16 @@ struct Function {
     for (Tensor* t : outs)
       if ((detail::is_same_tensor(args, *t) || ...)) *t = t->detach();
     node->finish(outs);
+    if constexpr (std::is_same_v<decltype(out), Tensor>) {
+      if (FunctionObserver observe = function_observer()) [[unlikely]] {
+        std::vector<Tensor> tensors;
+        (detail::collect_tensors(tensors, args), ...);
+        using Sig = kindling::detail::Signature<Args...>;
+        const std::tuple<const Args&...> packed(args...);
+        observe(FunctionCall{node->name(), kindling::detail::type_id<Sig>(), kindling::detail::type_name_v<Sig>,
+                             &packed, tensors, out});
+      }
+    }
     return out;
   }
 };
