@@ -81,6 +81,25 @@ struct Tokens : nn::Module {  // an int64 input: Embedding, then a slice, select
   }
 };
 
+struct Signal : nn::Module {  // Conv1d over [B, C, L], BatchNorm1d, and a ConvTranspose2d decoder
+  nn::Conv1d c1{2, 6, 5, {.stride = 2, .padding = 2}}, c2{6, 6, 3, {.padding = "same", .dilation = 2, .groups = 3}};
+  nn::BatchNorm1d bn{6};
+  nn::ConvTranspose2d up{6, 4, 3, {.stride = 2, .padding = 1, .output_padding = 1}};
+  nn::ConvTranspose2d up2{4, 2, {2, 3}, {.stride = {2, 1}, .groups = 2, .dilation = {1, 2}}};
+  Signal() {
+    register_module("c1", c1);
+    register_module("c2", c2);
+    register_module("bn", bn);
+    register_module("up", up);
+    register_module("up2", up2);
+  }
+  kd::Tensor forward(const kd::Tensor& x) override {
+    kd::Tensor h = bn(c2(c1(x)).relu());   // [B, 6, 8]
+    h = h.view({h.size(0), 6, 2, 4});      // [B, 6, 2, 4]
+    return up2(up(h).tanh());              // [B, 2, 8, 12]
+  }
+};
+
 std::shared_ptr<nn::Sequential> cnn() {  // chapter 5's CNN with every pooling and activation kind
   auto s = std::make_shared<nn::Sequential>();
   s->push_back(std::make_shared<nn::Conv2d>(1, 8, 3, nn::Conv2dOptions{.padding = 1}));
@@ -191,6 +210,8 @@ int main(int argc, char** argv) {
     SimpleNet simplenet;
     check("simplenet", simplenet, images(1, 28), dir);
     check("cnn", *cnn(), images(1, 28), dir);
+    Signal signal;
+    check("signal", signal, [](std::int64_t b) { return kd::randn({b, 2, 16}); }, dir);
     Residual residual;
     check("residual", residual, images(8, 10), dir);
     MlpBlock mlp;

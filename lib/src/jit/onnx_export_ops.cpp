@@ -304,6 +304,38 @@ void conv2d(GraphBuilder& g, nn::Module& m, const std::string& p, const Tensor& 
   set_attr(n, "group", o.groups);
 }
 
+void conv1d(GraphBuilder& g, nn::Module& m, const std::string& p, const Tensor& in, const Tensor& out) {
+  auto& c = dynamic_cast<nn::Conv1d&>(m);
+  const auto& o = c.options;
+  std::vector<std::int64_t> pads{o.padding.size.h, o.padding.size.h};
+  if (o.padding.is_mode()) {
+    const std::int64_t total = o.padding.mode == "same" ? o.dilation * (c.kernel_size - 1) : 0;
+    pads = {total / 2, total - total / 2};
+  }
+  std::vector<std::string> ins{operand(g, in, out.dtype(), p), operand(g, c.weight, out.dtype(), p)};
+  if (c.bias.defined()) ins.push_back(operand(g, c.bias, out.dtype(), p));
+  auto& n = g.node("Conv", ins, {g.output(out, p)}, p);
+  set_attr(n, "kernel_shape", std::vector<std::int64_t>{c.kernel_size});
+  set_attr(n, "strides", std::vector<std::int64_t>{o.stride});
+  set_attr(n, "pads", pads);
+  set_attr(n, "dilations", std::vector<std::int64_t>{o.dilation});
+  set_attr(n, "group", o.groups);
+}
+
+void conv_transpose2d(GraphBuilder& g, nn::Module& m, const std::string& p, const Tensor& in, const Tensor& out) {
+  auto& c = dynamic_cast<nn::ConvTranspose2d&>(m);
+  const auto& o = c.options;
+  std::vector<std::string> ins{operand(g, in, out.dtype(), p), operand(g, c.weight, out.dtype(), p)};
+  if (c.bias.defined()) ins.push_back(operand(g, c.bias, out.dtype(), p));
+  auto& n = g.node("ConvTranspose", ins, {g.output(out, p)}, p);
+  set_attr(n, "kernel_shape", std::vector<std::int64_t>{c.kernel_size.h, c.kernel_size.w});
+  set_attr(n, "strides", std::vector<std::int64_t>{o.stride.h, o.stride.w});
+  set_attr(n, "pads", pads2(o.padding.h, o.padding.w));
+  set_attr(n, "output_padding", std::vector<std::int64_t>{o.output_padding.h, o.output_padding.w});
+  set_attr(n, "dilations", std::vector<std::int64_t>{o.dilation.h, o.dilation.w});
+  set_attr(n, "group", o.groups);
+}
+
 void batch_norm(GraphBuilder& g, nn::Module& m, const std::string& p, const Tensor& in, const Tensor& out) {
   auto& b = dynamic_cast<nn::BatchNorm&>(m);
   if (!b.running_mean.defined()) {
@@ -473,6 +505,8 @@ LayerExport layer_export(const nn::Module& m) {
   const nn::Module* p = &m;
   if (dynamic_cast<const nn::Linear*>(p)) return &linear;
   if (dynamic_cast<const nn::Conv2d*>(p)) return &conv2d;
+  if (dynamic_cast<const nn::Conv1d*>(p)) return &conv1d;
+  if (dynamic_cast<const nn::ConvTranspose2d*>(p)) return &conv_transpose2d;
   if (dynamic_cast<const nn::BatchNorm*>(p)) return &batch_norm;
   if (dynamic_cast<const nn::LayerNorm*>(p)) return &layer_norm;
   if (dynamic_cast<const nn::MaxPool2d*>(p)) return &max_pool;

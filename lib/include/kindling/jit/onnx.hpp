@@ -56,9 +56,9 @@ struct ExportOptions {
 ///
 /// Like torch.onnx.export, the model runs in eval() for the trace (its mode is restored after)
 /// and the graph holds only what this forward did: Python-style control flow is unrolled, and a
-/// tensor computed from no input or parameter is a constant. Layers (Linear, Conv2d, BatchNorm,
-/// LayerNorm, pooling, activations, Flatten, Dropout, Embedding, Softmax) become one ONNX node
-/// each; tensor ops between them (+, *, matmul, reshape, transpose, cat, softmax, reductions...)
+/// tensor computed from no input or parameter is a constant. Layers (Linear, Conv1d, Conv2d,
+/// ConvTranspose2d, BatchNorm, LayerNorm, pooling, activations, Flatten, Dropout, Embedding,
+/// Softmax) become one ONNX node each (or a few: GELU, SiLU); tensor ops between them (+, *, matmul, reshape, transpose, cat, softmax, reductions...)
 /// become theirs. An op with no ONNX mapping fails the export with kd::Error naming it.
 /// `model(example_input)` is what runs (a Module has one input).
 void export_model(nn::Module& model, const Tensor& example_input,
