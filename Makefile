@@ -179,11 +179,11 @@ fuzz: clang-configure
 
 ## ci-extra: what CI runs after `make test` (.ci/run): the project built with clang (learners on
 ## macOS use it) under AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer, its unit tests
-## (ctest -L unit: every layer's tests, ONNX's conformance models through the importer and the
-## fuzzers' regression replays) run, then each fuzzer for 20 s. This is the part of `make sanitize`
+## (ctest -L unit: every layer's tests, ONNX's conformance models through the importer, the exporter's
+## round trips and the fuzzers' regression replays) run, then each fuzzer for 20 s. This is the part of `make sanitize`
 ## that fits CI's time; `make sanitize` (g++, unit + parity) stays the full check before a release.
 UNIT_TEST_PROGRAMS := test_tensor test_autograd test_nn test_data test_train test_amp test_debug test_cuda \
-                      test_vision test_jit test_distributed test_text onnx_conformance bad_inputs \
+                      test_vision test_jit test_distributed test_text onnx_conformance onnx_export_models bad_inputs \
                       $(foreach t,npy safetensors idx csv image checkpoint onnx,fuzz_replay_$(t))
 ci-extra: clang-configure
 	@cmake --build $(BUILD)-clang -j $(JOBS) --target $(UNIT_TEST_PROGRAMS) fuzz_targets
