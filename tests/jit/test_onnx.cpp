@@ -248,7 +248,19 @@ TEST_CASE("onnx::export_model names what it cannot export and leaves autograd, t
     nn::LayerNorm norm(kd::Shape{4});
     CHECK_THROWS_WITH(kd::onnx::export_model(norm, x, path, {.opset = 16}), Catch::Contains("opset 17"));
   }
-  SECTION("undefined, CUDA-less and same-name arguments") {
+  SECTION("an export started inside a traced forward (it would otherwise wait for itself)") {
+    struct Nested : nn::Module {
+      nn::Linear inner{4, 4};
+      std::filesystem::path where;
+      kd::Tensor forward(const kd::Tensor& h) override {
+        kd::onnx::export_model(inner, h, where);
+        return h;
+      }
+    } model;
+    model.where = path;
+    CHECK_THROWS_WITH(kd::onnx::export_model(model, x, path), Catch::Contains("another export traces on this thread"));
+  }
+  SECTION("undefined and same-name arguments") {
     Between model([](Between&, const kd::Tensor& h) { return h; });
     CHECK_THROWS_WITH(kd::onnx::export_model(model, kd::Tensor(), path), Catch::Contains("undefined"));
     CHECK_THROWS_WITH(kd::onnx::export_model(model, x, path, {.input_name = "t", .output_name = "t"}),

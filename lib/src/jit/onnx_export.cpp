@@ -164,43 +164,53 @@ void trace_function(const autograd::FunctionCall& call) {
   if (t && t->inside_layer == 0) export_function(*t->graph, call);
 }
 
-/// Installs the tracing recorder, the Function observer and the layers' hooks for one export; undoes both on exit, also
-/// when the forward throws.
+/// Installs the tracing recorder, the Function observer and the layers' hooks for one export, and
+/// undoes all three on exit, also when the forward throws.
 class TraceScope {
  public:
-  TraceScope(nn::Module& model, Tracer& tracer) : lock_(g_export_mutex) {
+  TraceScope(nn::Module& model, Tracer& tracer) {
+    // Checked before the lock: a forward that exports again on this thread would wait for itself.
     if (t_tracer) fail("export_model called while another export traces on this thread");
+    lock_.lock();
     g_autograd_recorder.store(kindling::detail::recorder());
     if (!g_autograd_recorder.load()) fail("autograd is not installed (link kindling_autograd)");
     kindling::detail::set_recorder(&trace_record);
     autograd::set_function_observer(&trace_function);
     t_tracer = &tracer;
-    for (auto& [path, m] : model.named_modules()) {
-      LayerExport fn = layer_export(*m);
-      if (!fn) continue;
-      const std::string p = path.empty() ? m->type_name() : path;  // the model itself is a layer
-      handles_.push_back(m->register_forward_pre_hook([&tracer](nn::Module&, const Tensor&) {
-        ++tracer.inside_layer;
-        return Tensor();
-      }));
-      handles_.push_back(m->register_forward_hook([&tracer, fn, p](nn::Module& mod, const Tensor& in, const Tensor& out) {
-        --tracer.inside_layer;
-        if (tracer.inside_layer == 0) fn(*tracer.graph, mod, p, in, out);
-        return Tensor();
-      }));
+    try {
+      for (auto& [path, m] : model.named_modules()) {
+        LayerExport fn = layer_export(*m);
+        if (!fn) continue;
+        const std::string p = path.empty() ? m->type_name() : path;  // the model itself is a layer
+        handles_.push_back(m->register_forward_pre_hook([&tracer](nn::Module&, const Tensor&) {
+          ++tracer.inside_layer;
+          return Tensor();
+        }));
+        handles_.push_back(
+            m->register_forward_hook([&tracer, fn, p](nn::Module& mod, const Tensor& in, const Tensor& out) {
+              --tracer.inside_layer;
+              if (tracer.inside_layer == 0) fn(*tracer.graph, mod, p, in, out);
+              return Tensor();
+            }));
+      }
+    } catch (...) {
+      restore();  // a constructor that throws runs no destructor
+      throw;
     }
   }
-  ~TraceScope() {
-    for (auto& h : handles_) h.remove();
-    t_tracer = nullptr;
-    autograd::set_function_observer(nullptr);
-    kindling::detail::set_recorder(g_autograd_recorder.load());
-  }
+  ~TraceScope() { restore(); }
   TraceScope(const TraceScope&) = delete;
   TraceScope& operator=(const TraceScope&) = delete;
 
  private:
-  std::lock_guard<std::mutex> lock_;
+  void restore() {
+    for (auto& h : handles_) h.remove();
+    handles_.clear();
+    t_tracer = nullptr;
+    autograd::set_function_observer(nullptr);
+    kindling::detail::set_recorder(g_autograd_recorder.load());
+  }
+  std::unique_lock<std::mutex> lock_{g_export_mutex, std::defer_lock};
   std::vector<autograd::RemovableHandle> handles_;
 };
 
