@@ -49,7 +49,7 @@ TEST_CASE("tokenizer: ByteBPE learns merges that shorten the corpus and round "
         kCorpus.size()); // 44 merges more than halve the repeated lines
   CHECK(bpe.decode(ids) == kCorpus);
   // Text it never saw, Chinese included, and random bytes (not even UTF-8).
-  for (const std::string s : {std::string("明月照大江，the rat sat."),
+  for (const std::string& s : {std::string("明月照大江，the rat sat."),
                               std::string(""), std::string("\0\xff", 2)}) {
     CHECK(bpe.decode(bpe.encode(s)) == s);
   }

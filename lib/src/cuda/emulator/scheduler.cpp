@@ -106,6 +106,7 @@ void switch_to_scheduler(Launch& l, Fiber& f, bool dying) {
                                  l.scheduler_stack_size);
 #else
   (void)dying;
+  (void)f;
 #endif
   // Back to the scheduler; when it resumes this thread, it hands over its own context again.
   l.scheduler = bctx::jump_fcontext(l.scheduler, nullptr).fctx;
