@@ -16,9 +16,10 @@
 
 namespace kindling::onnx {
 namespace detail {
-namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw Error("onnx export: " + what); }
+void export_fail(const std::string& what) { throw Error("onnx export: " + what); }
+
+namespace {
 
 void fill_tensor_proto(pb::TensorProto& p, const Tensor& t, const std::string& name) {
   p.set_name(name);
@@ -54,7 +55,7 @@ pb::TensorProto::DataType onnx_dtype(DType dt) {
     case kBool: return pb::TensorProto::BOOL;
     case kUInt8: return pb::TensorProto::UINT8;
   }
-  fail(std::string("dtype ") + dtype_name(dt) + " has no ONNX type");
+  export_fail(std::string("dtype ") + dtype_name(dt) + " has no ONNX type");
 }
 
 // ---- the graph builder -----------------------------------------------------------------------------
@@ -85,13 +86,13 @@ std::string GraphBuilder::constant(const Tensor& t, const std::string& name) {
 }
 
 std::string GraphBuilder::value(const Tensor& t, const std::string& who) {
-  if (!t.defined()) fail(who + ": an undefined tensor has no ONNX value");
+  if (!t.defined()) export_fail(who + ": an undefined tensor has no ONNX value");
   if (auto it = names_.find(t.impl()); it != names_.end()) return it->second;
   if (auto it = state_names.find(t.impl()); it != state_names.end()) return constant(t, it->second);
   if (t.requires_grad()) {
     const auto node_name = kindling::detail::node_name_fn();
     const std::string made_by = node_name ? node_name(t) : std::string();
-    fail(who + " reads a tensor of shape " + shape_str(t.shape()) + " made by " +
+    export_fail(who + " reads a tensor of shape " + shape_str(t.shape()) + " made by " +
          (made_by.empty() ? std::string("an op the trace did not see") : made_by) +
          ", which has no ONNX mapping. Hint: call the layer as a module (nn::GELU, nn::Conv2d, ...) instead "
          "of its functional form, or see the ops onnx_export_ops.cpp maps.");
@@ -141,6 +142,27 @@ void set_attr(pb::NodeProto& n, const std::string& name, const std::vector<std::
   for (std::int64_t x : v) a->add_ints(x);
 }
 
+// ---- helpers the two tables share -----------------------------------------------------------------
+
+std::string operand(GraphBuilder& g, const Tensor& t, DType dt, const std::string& who) {
+  if (!g.traced(t) && !g.state_names.count(t.impl()) && !t.requires_grad() && t.dtype() != dt) {
+    return g.constant(t.detach().to(dt), g.fresh("const"));
+  }
+  const std::string v = g.value(t, who);
+  if (t.dtype() == dt) return v;
+  const std::string c = g.fresh(v + "_cast");
+  set_attr(g.node("Cast", {v}, {c}, who), "to", std::int64_t{onnx_dtype(dt)});
+  return c;
+}
+
+std::vector<std::int64_t> shape_vec(const Tensor& t) { return {t.shape().begin(), t.shape().end()}; }
+
+void reshape(GraphBuilder& g, const Tensor& out, const std::string& x, const Tensor& xt, const std::string& who) {
+  std::vector<std::int64_t> s = shape_vec(out);
+  if (!s.empty() && xt.dim() > 0 && s[0] == xt.size(0) && s[0] != 0) s[0] = 0;
+  g.node("Reshape", {x, g.ints(s, "shape")}, {g.output(out, who)}, who);
+}
+
 // ---- the tracer ------------------------------------------------------------------------------------
 
 namespace {
@@ -170,10 +192,10 @@ class TraceScope {
  public:
   TraceScope(nn::Module& model, Tracer& tracer) {
     // Checked before the lock: a forward that exports again on this thread would wait for itself.
-    if (t_tracer) fail("export_model called while another export traces on this thread");
+    if (t_tracer) export_fail("export_model called while another export traces on this thread");
     lock_.lock();
     g_autograd_recorder.store(kindling::detail::recorder());
-    if (!g_autograd_recorder.load()) fail("autograd is not installed (link kindling_autograd)");
+    if (!g_autograd_recorder.load()) export_fail("autograd is not installed (link kindling_autograd)");
     kindling::detail::set_recorder(&trace_record);
     autograd::set_function_observer(&trace_function);
     t_tracer = &tracer;
@@ -235,13 +257,13 @@ void export_model(nn::Module& model, const Tensor& example_input, const std::fil
                   const ExportOptions& options) {
   using namespace detail;
   if (options.opset < 13 || options.opset > 17) {
-    fail("opset " + std::to_string(options.opset) + " is not supported. Hint: 13..17 (ONNX 1.12 knows up to 17).");
+    export_fail("opset " + std::to_string(options.opset) + " is not supported. Hint: 13..17 (ONNX 1.12 knows up to 17).");
   }
-  if (!example_input.defined()) fail("the example input is undefined");
-  if (!example_input.device().is_cpu()) fail("the example input is on " + example_input.device().str() + ". Hint: .cpu()");
-  if (options.dynamic_batch && example_input.dim() == 0) fail("dynamic_batch needs an input with a dimension 0");
+  if (!example_input.defined()) export_fail("the example input is undefined");
+  if (!example_input.device().is_cpu()) export_fail("the example input is on " + example_input.device().str() + ". Hint: .cpu()");
+  if (options.dynamic_batch && example_input.dim() == 0) export_fail("dynamic_batch needs an input with a dimension 0");
   if (options.input_name.empty() || options.output_name.empty() || options.input_name == options.output_name) {
-    fail("input_name and output_name must be two different non-empty names");
+    export_fail("input_name and output_name must be two different non-empty names");
   }
 
   pb::ModelProto model_proto;
@@ -274,7 +296,7 @@ void export_model(nn::Module& model, const Tensor& example_input, const std::fil
     TraceScope scope(model, tracer);
     output = model(input);
   }
-  if (!output.defined()) fail(model.type_name() + "'s forward returned an undefined tensor");
+  if (!output.defined()) export_fail(model.type_name() + "'s forward returned an undefined tensor");
   const std::string out_value = g.value(output, "the graph's output");
   // The graph's output gets the name asked for: an Identity when the value is already named (the
   // input itself, a parameter, or a layer's output).
@@ -285,7 +307,7 @@ void export_model(nn::Module& model, const Tensor& example_input, const std::fil
   fill_value_info(*graph.add_output(), options.output_name, output, batch_out);
 
   std::string bytes;
-  if (!model_proto.SerializeToString(&bytes)) fail("protobuf could not serialize the model (over 2 GB?)");
+  if (!model_proto.SerializeToString(&bytes)) export_fail("protobuf could not serialize the model (over 2 GB?)");
   kindling::detail::write_file_atomically(path.string(), bytes, "onnx::export_model");
 }
 

@@ -2,7 +2,8 @@
 // What the ONNX exporter's two files share (not installed):
 //   onnx_export.cpp      the tracer (a recorder wrapped around autograd's, hooks on the layers) and
 //                        the file: graph inputs, outputs, initializers, the model's header;
-//   onnx_export_ops.cpp  what each traced op and each layer becomes in ONNX (the tables).
+//   onnx_export_ops.cpp     what each traced tensor op becomes in ONNX (the op table);
+//   onnx_export_layers.cpp  what each layer and functional call becomes (the layer table).
 //
 // The trace: every tensor the forward makes from the input or a parameter is recorded (chapter 1's
 // recorder sees the op, its arguments and its output; a layer's forward hook sees the layer, its
@@ -63,6 +64,20 @@ class GraphBuilder {
   std::vector<Tensor> keep_;  // every bound tensor stays alive: no address is reused mid-trace
   std::map<std::string, int> counters_;
 };
+
+/// Throws kd::Error("onnx export: " + what).
+[[noreturn]] void export_fail(const std::string& what);
+
+/// `t` as an operand of dtype `dt`: ONNX's elementwise ops take one type where Kindling promotes (a
+/// float32 tensor times a float64 0-d constant is float32). A constant is stored in `dt`; a traced
+/// value of another dtype gets a Cast.
+std::string operand(GraphBuilder& g, const Tensor& t, DType dt, const std::string& who);
+
+std::vector<std::int64_t> shape_vec(const Tensor& t);
+
+/// A Reshape to `out`'s shape that keeps dimension 0 symbolic where it can: ONNX's 0 copies the
+/// input's size, right whenever the traced sizes of dimension 0 agree (batch in, batch out).
+void reshape(GraphBuilder& g, const Tensor& out, const std::string& x, const Tensor& xt, const std::string& who);
 
 /// ONNX's element type for a Kindling dtype (every dtype has one).
 pb::TensorProto::DataType onnx_dtype(DType dt);
