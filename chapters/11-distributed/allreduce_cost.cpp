@@ -71,7 +71,10 @@ int main() {
     uu += u * u, uv += u * v, vv += v * v, su += u, sv += v;
   }
   const double det = uu * vv - uv * uv;
-  const double a = (su * vv - sv * uv) / det, b = (uu * sv - uv * su) / det;
+  double a = (su * vv - sv * uv) / det, b = (uu * sv - uv * su) / det;
+  // A latency below 0 is the noise of a busy machine, not a property of
+  // the link: then the best line through the origin (b = 0) is the fit.
+  if (b < 0) a = su / uu, b = 0;
   const double steps = 2.0 * (world - 1);
   const double bandwidth = steps / world / a;  // bytes per second
   const double latency = b / steps;            // seconds per step

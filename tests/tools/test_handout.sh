@@ -17,6 +17,7 @@ work="$1"
 mkdir -p "$work"
 start=$SECONDS
 fail() { echo "FAIL: $*" >&2; exit 1; }
+lap() { echo "handout: $1 ($((SECONDS - start)) s)"; }  # where the time goes
 
 bash "$root/scripts/handout.sh" "$work/tree"
 for gone in solutions tests/grading/hidden tests/tools/planted tests/tools/cheats tests/grading/redteam bench tests/tensor tests/parity/ch01_tensor.py; do
@@ -28,11 +29,13 @@ done
 cmake -S "$work/tree" -B "$work/tree/build" -G Ninja -DKINDLING_REFERENCE=none >/dev/null
 ctest --test-dir "$work/tree/build" -N -L grading | grep -q "solutions/ milestones pass" && fail "handout registers solution tests"
 
+lap "made and configured"
 # 2. every chapter 0 / 100 (milestones included), results written
 /usr/bin/python3 "$work/tree/scripts/grade.py" --build "$work/tree/build" --out "$work/tree/build/grade" \
   --jobs 2 --expect zero --quiet
 [ -s "$work/tree/build/grade/results.json" ] && [ -s "$work/tree/build/grade/junit.xml" ] || fail "results not written"
 
+lap "built and graded to 0"
 # 3. make run: builds the learner's library and stops at the first unimplemented piece, naming it
 set +e
 run_out=$(make -C "$work/tree" --no-print-directory run BUILD="$work/tree/build" 2>&1)
@@ -43,6 +46,7 @@ grep -q "NotImplemented: ch01.ex1 (the strides of a new tensor) -- run make grad
   || { echo "$run_out" | tail -20; fail "make run did not stop at ch01.ex1 with its message"; }
 grep -q "run-chapters: stopped at program 1 " <<<"$run_out" || fail "make run did not stop at the first program"
 
+lap "make run stopped at the first stub"
 # 4. pieces that call the library's public functions: each recurses into itself and earns nothing
 cp "$root"/tests/tools/library_calls/ch01/*.cpp "$work/tree/exercises/ch01/"
 printf 'int this does not compile;\n' >> "$work/tree/exercises/ch01/ex3_broadcast.cpp"  # compile isolation
@@ -57,6 +61,7 @@ grep -q "was refused by the answer-file rules" "$work/calls.txt" || { cat "$work
 [ "$(grep -c "build failed" "$work/calls.txt")" = 1 ] || { cat "$work/calls.txt"; fail "one broken file failed other exercises"; }
 cp "$work"/tree/tests/grading/stubs/ch01/*.cpp "$work/tree/exercises/ch01/"
 
+lap "library calls earned 0"
 # 5. the red-team suite on the handout: each attack copied over the stubs of exercises/, graded as the
 # learner's `make grade` does; none earns a point or leaks (run_redteam.py; the stubs are put back).
 # One attack per class, and every attack on the compile step (where a handout differs from the full
@@ -66,6 +71,7 @@ cp "$work"/tree/tests/grading/stubs/ch01/*.cpp "$work/tree/exercises/ch01/"
   > "$work/redteam.txt" 2>&1 || { cat "$work/redteam.txt"; fail "an attack of the red-team suite succeeded in the handout"; }
 tail -1 "$work/redteam.txt"
 
+lap "red team earned 0"
 # 6. with the reference for every chapter that has exercises the handout runs every chapter program
 # (Made over the first handout, into the same build folder: only the pieces change, so this is quick.)
 if [ "${KINDLING_HANDOUT_FULL:-0}" = 1 ]; then
@@ -78,5 +84,6 @@ if [ "${KINDLING_HANDOUT_FULL:-0}" = 1 ]; then
   make -C "$work/tree" --no-print-directory run BUILD="$work/tree/build" >"$work/run-ref.txt" 2>&1 \
     || { tail -30 "$work/run-ref.txt"; fail "a chapter program failed with REFERENCE=${graded[*]}"; }
   grep -q "run-chapters: .* program(s) ran" "$work/run-ref.txt" || fail "no programs ran"
+  lap "every chapter program ran on the reference"
 fi
 echo "handout OK in $((SECONDS - start)) s"
