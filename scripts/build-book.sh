@@ -76,7 +76,7 @@ full=()
 rm -f "$BOOK/.sphinx-ok"
 sphinx() {  # sphinx BUILDER OUT
   KINDLING_BUILD_DIR="$BUILD" "$PY" -m sphinx -W --keep-going "${full[@]}" -q -b "$1" -c "$HERE/book" \
-    -d "$BOOK/doctrees" "$BOOK/src" "$2"
+    -d "$BOOK/doctrees" -w "$BOOK/warnings-$1.txt" "$BOOK/src" "$2"
 }
 echo "== book: doxygen + sphinx-build -W${full[*]:+ (from scratch)} ($(elapsed))"
 sphinx html "$BOOK/html"
