@@ -1,0 +1,56 @@
+#pragma once
+// What kd::compile's files share (not installed):
+//   compile_graph.cpp    the IR (printing) and the tracer;
+//   compile_passes.cpp   dead-code elimination, constant folding, elementwise fusion;
+//   compile_codegen.cpp  C++ for each fused node (one loop, shapes and strides baked in);
+//   compile_cache.cpp    the compiler run, the on-disk cache (SHA-256 checked) and dlopen;
+//   compile_module.cpp   running a graph (the fused nodes' autograd node), guards, CompiledModule.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kindling/jit/compile.hpp"
+
+namespace kindling::jit {
+
+/// A generated function, loaded: `fn(outs, ins)` writes every output of its fused node. The loop
+/// bounds and strides are constants in its code, so it only runs on tensors with the traced shapes
+/// and strides (run() checks, and runs the node's ops eagerly otherwise).
+struct Kernel {
+  using Fn = void (*)(float* const* outs, const float* const* ins);
+  std::string name;                    // "kd_fused_3": the symbol
+  Fn fn = nullptr;
+  std::shared_ptr<void> library;       // the dlopen handle (closed when the last kernel goes)
+  Shape shape;                         // every output's shape (the loop's)
+  std::vector<int> arg;                // per node input: its slot in `ins`, or -1 (a literal in the code)
+  std::vector<Shape> in_shapes;        // per node input, as traced
+  std::vector<Strides> in_strides;
+};
+
+namespace detail {
+
+/// "%3", or the value's name for inputs and parameters ("fc1.weight").
+std::string ref(const Graph& g, int id);
+/// A 0-d floating Constant: the code generator writes it into the code as a number.
+bool is_literal(const Graph& g, int id);
+/// The elementwise ops the generator knows, and the C++ expression of one (args: C++ expressions).
+bool known_pointwise(const std::string& op);
+std::string pointwise_expr(const Node& n, const std::vector<std::string>& args);
+/// The symbol generate_cpp gives fused node `index` of g.nodes.
+std::string kernel_symbol(std::size_t index);
+/// Bytes the fused nodes do not write: their values that never leave the region.
+std::int64_t bytes_avoided(const Graph& g);
+
+/// The cache folder CompileOptions asks for (created if missing).
+std::filesystem::path cache_dir(const CompileOptions& options);
+std::string sha256_hex(const std::string& bytes);
+/// The shared library built from `source` (cached by the hash of source, compiler and flags);
+/// `what` names the regions in error messages.
+std::shared_ptr<void> build_library(const std::string& source, const CompileOptions& options, CompileStats* stats,
+                                     const std::string& what);
+/// The compiler Kindling was built with (baked in by CMake).
+std::string default_compiler();
+
+}  // namespace detail
+}  // namespace kindling::jit

@@ -1,0 +1,487 @@
+// kd::compile's IR (printing) and its tracer.
+//
+// The tracer is the ONNX exporter's (onnx_export.cpp), with one difference that matters: every node
+// must stay runnable eagerly, so for each op it knows, the table below keeps the op's non-tensor
+// arguments and a closure that calls the same Kindling function again on new tensors. An op the
+// table does not know cannot be re-run from its record alone -- so the *module* that called it is
+// kept whole instead: its nodes are dropped and one "module" node calls the module (a graph break,
+// which explain reports). Forward hooks on every module give the tracer that stack of calls.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "compile_detail.hpp"
+#include "kindling/autograd.hpp"
+#include "kindling/nn/functional.hpp"
+#include "kindling/tensor/ops.hpp"
+
+namespace kindling::jit {
+
+// ---- the IR -----------------------------------------------------------------------------------------
+
+int Graph::add_value(Value v) {
+  values.push_back(std::move(v));
+  return static_cast<int>(values.size()) - 1;
+}
+
+std::size_t Graph::num_kernels() const {
+  // A view (reshape, transpose, ...) moves no data: it is not a kernel.
+  static const char* views[] = {"reshape", "permute", "transpose", "t", "expand", "unsqueeze", "squeeze", "alias"};
+  std::size_t n = 0;
+  for (const Node& node : nodes)
+    n += std::find_if(std::begin(views), std::end(views), [&](const char* v) { return node.op == v; }) == std::end(views);
+  return n;
+}
+
+namespace detail {
+
+std::string ref(const Graph& g, int id) {
+  const Value& v = g.values[static_cast<std::size_t>(id)];
+  if (v.kind == ValueKind::Parameter && !v.name.empty()) return "%" + v.name;
+  return "%" + std::to_string(id);
+}
+
+bool is_literal(const Graph& g, int id) {
+  const Value& v = g.values[static_cast<std::size_t>(id)];
+  return v.kind == ValueKind::Constant && v.shape.empty() && is_floating_point(v.dtype);
+}
+
+}  // namespace detail
+
+std::string Graph::str() const {
+  std::ostringstream os;
+  auto type = [&](int id) {
+    const Value& v = values[static_cast<std::size_t>(id)];
+    return shape_str(v.shape) + " " + dtype_name(v.dtype);
+  };
+  for (int id : inputs) os << detail::ref(*this, id) << " = input : " << type(id) << "\n";
+  std::vector<bool> used(values.size(), false);  // dead parameters and constants are not printed
+  for (const Node& n : nodes)
+    for (int i : n.inputs) used[static_cast<std::size_t>(i)] = true;
+  for (int o : outputs) used[static_cast<std::size_t>(o)] = true;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const Value& v = values[i];
+    const int id = static_cast<int>(i);
+    if (!used[i]) continue;
+    if (v.kind == ValueKind::Parameter) {
+      os << detail::ref(*this, id) << " = parameter" << (v.requires_grad ? "" : " (frozen)") << " : " << type(id) << "\n";
+    } else if (v.kind == ValueKind::Constant && v.producer < 0) {
+      os << detail::ref(*this, id) << " = constant";
+      if (v.shape.empty()) os << " " << v.tensor.item<double>();
+      os << " : " << type(id) << "\n";
+    }
+  }
+  for (const Node& n : nodes) {
+    std::string outs;
+    for (int o : n.outputs) outs += (outs.empty() ? "" : ", ") + detail::ref(*this, o);
+    std::string op = n.op;
+    if (n.op == "fused") {
+      std::string ops;
+      for (const Node& b : n.body) ops += (ops.empty() ? "" : ", ") + b.op;
+      op += "[" + ops + "]";
+    }
+    std::string ins;
+    for (int i : n.inputs) ins += (ins.empty() ? "" : ", ") + detail::ref(*this, i);
+    os << outs << " = " << op << "(" << ins << ")";
+    if (!n.attrs.empty()) os << " {" << n.attrs << "}";
+    os << " : " << type(n.outputs.front());
+    if (n.op == "module") os << "  # " << n.origin;
+    os << "\n";
+  }
+  std::string outs;
+  for (int o : outputs) outs += (outs.empty() ? "" : ", ") + detail::ref(*this, o);
+  os << "return " << outs << "\n";
+  return os.str();
+}
+
+// ---- the op table: what each traced op records, and how to run it again -----------------------------
+
+namespace {
+
+using kindling::detail::RecordedOp;
+using I = std::int64_t;
+
+/// What the tracer keeps of one call: its tensors (graph inputs of the node), its other arguments
+/// (as text and as numbers) and a closure that calls the op again.
+struct TracedOp {
+  std::string op;
+  std::vector<Tensor> tensors;
+  std::string attrs;
+  std::vector<double> scalars;
+  EagerFn eager;
+};
+
+using Reader = std::function<TracedOp(const void* args, const Tensor& out)>;
+struct Row {
+  const void* signature;
+  Reader read;
+};
+
+/// A row for an op recorded with arguments A...; fn(out, a...) -> TracedOp.
+template <class... A, class Fn>
+Row typed(Fn fn) {
+  using Sig = kindling::detail::Signature<A...>;
+  return {kindling::detail::type_id<Sig>(), [fn](const void* args, const Tensor& out) {
+            const auto& t = *static_cast<const std::tuple<const A&...>*>(args);
+            return std::apply([&](const A&... a) { return fn(out, a...); }, t);
+          }};
+}
+
+std::string num(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+std::string ints(const std::vector<I>& v) { return shape_str(v); }
+
+Row unary(const std::string& name, Tensor (*f)(const Tensor&)) {
+  return typed<Tensor>([name, f](const Tensor&, const Tensor& x) {
+    return TracedOp{name, {x}, "", {}, [f](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0])}; }};
+  });
+}
+
+Row binary(const std::string& name, Tensor (*f)(const Tensor&, const Tensor&)) {
+  return typed<Tensor, Tensor>([name, f](const Tensor&, const Tensor& a, const Tensor& b) {
+    return TracedOp{name, {a, b}, "", {}, [f](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], t[1])}; }};
+  });
+}
+
+Row binary_alpha(const std::string& name, Tensor (*f)(const Tensor&, const Tensor&, Scalar)) {
+  return typed<Tensor, Tensor, Scalar>([name, f](const Tensor&, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+    const double al = alpha.to_double();
+    return TracedOp{name, {a, b}, al == 1.0 ? "" : "alpha=" + num(al), {al},
+                    [f, alpha](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], t[1], alpha)}; }};
+  });
+}
+
+Row shaped(const std::string& name, Tensor (*f)(const Tensor&, const std::vector<I>&)) {
+  return typed<Tensor, IntArrayRef>([name, f](const Tensor&, const Tensor& x, const IntArrayRef& dims) {
+    std::vector<I> d = dims.vec();
+    return TracedOp{name, {x}, ints(d), {}, [f, d](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], d)}; }};
+  });
+}
+
+Row one_int(const std::string& name, Tensor (*f)(const Tensor&, I)) {
+  return typed<Tensor, I>([name, f](const Tensor&, const Tensor& x, const I& d) {
+    return TracedOp{name, {x}, "dim=" + std::to_string(d), {static_cast<double>(d)},
+                    [f, d](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], d)}; }};
+  });
+}
+
+template <bool Mean>
+Row reduce_dims(const std::string& name) {
+  return typed<Tensor, IntArrayRef, bool>([name](const Tensor&, const Tensor& x, const IntArrayRef& dims, const bool& keep) {
+    std::vector<I> d = dims.vec();
+    return TracedOp{name, {x}, "dims=" + ints(d) + ", keepdim=" + (keep ? "true" : "false"), {},
+                    [d, keep](const std::vector<Tensor>& t) {
+                      return std::vector<Tensor>{Mean ? t[0].mean(d, keep) : t[0].sum(d, keep)};
+                    }};
+  });
+}
+
+const std::unordered_map<std::string, Row>& op_table() {
+  static const std::unordered_map<std::string, Row> table = [] {
+    std::unordered_map<std::string, Row> t;
+    t.emplace("add", binary_alpha("add", &kindling::add));
+    t.emplace("sub", binary_alpha("sub", &kindling::sub));
+    t.emplace("mul", binary("mul", &kindling::mul));
+    t.emplace("div", binary("div", &kindling::div));
+    t.emplace("maximum", binary("maximum", &kindling::maximum));
+    t.emplace("minimum", binary("minimum", &kindling::minimum));
+    t.emplace("mm", binary("mm", &kindling::mm));
+    t.emplace("bmm", binary("bmm", &kindling::bmm));
+    t.emplace("mv", binary("mv", &kindling::mv));
+    t.emplace("dot", binary("dot", &kindling::dot));
+    t.emplace("relu", unary("relu", &kindling::relu));
+    t.emplace("exp", unary("exp", &kindling::exp));
+    t.emplace("log", unary("log", &kindling::log));
+    t.emplace("tanh", unary("tanh", &kindling::tanh));
+    t.emplace("sigmoid", unary("sigmoid", &kindling::sigmoid));
+    t.emplace("sqrt", unary("sqrt", &kindling::sqrt));
+    t.emplace("neg", unary("neg", &kindling::neg));
+    t.emplace("abs", unary("abs", &kindling::abs));
+    t.emplace("reciprocal", unary("reciprocal", &kindling::reciprocal));
+    t.emplace("sin", unary("sin", &kindling::sin));
+    t.emplace("cos", unary("cos", &kindling::cos));
+    t.emplace("erf", unary("erf", &kindling::erf));
+    t.emplace("rsub", typed<Tensor, Scalar, Scalar>([](const Tensor&, const Tensor& x, const Scalar& other, const Scalar& alpha) {
+      return TracedOp{"rsub", {x}, "other=" + num(other.to_double()) + ", alpha=" + num(alpha.to_double()),
+                      {other.to_double(), alpha.to_double()}, [other, alpha](const std::vector<Tensor>& t) {
+                        return std::vector<Tensor>{kindling::rsub(t[0], other, alpha)};
+                      }};
+    }));
+    t.emplace("pow_scalar", typed<Tensor, Scalar>([](const Tensor&, const Tensor& x, const Scalar& e) {
+      return TracedOp{"pow_scalar", {x}, "exponent=" + num(e.to_double()), {e.to_double()},
+                      [e](const std::vector<Tensor>& t) { return std::vector<Tensor>{kindling::pow(t[0], e)}; }};
+    }));
+    t.emplace("clamp", typed<Tensor, std::optional<Scalar>, std::optional<Scalar>>(
+                           [](const Tensor&, const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+                             std::string a = (lo ? "min=" + num(lo->to_double()) : "") + (lo && hi ? ", " : "") +
+                                             (hi ? "max=" + num(hi->to_double()) : "");
+                             return TracedOp{"clamp", {x}, a,
+                                             {lo ? 1.0 : 0.0, lo ? lo->to_double() : 0.0, hi ? 1.0 : 0.0, hi ? hi->to_double() : 0.0},
+                                             [lo, hi](const std::vector<Tensor>& t) {
+                                               return std::vector<Tensor>{kindling::clamp(t[0], lo, hi)};
+                                             }};
+                           }));
+    t.emplace("addmm", typed<Tensor, Tensor, Tensor, Scalar, Scalar>(
+                           [](const Tensor&, const Tensor& bias, const Tensor& a, const Tensor& b, const Scalar& beta,
+                              const Scalar& alpha) {
+                             return TracedOp{"addmm", {bias, a, b}, "beta=" + num(beta.to_double()) + ", alpha=" + num(alpha.to_double()),
+                                             {beta.to_double(), alpha.to_double()}, [beta, alpha](const std::vector<Tensor>& t) {
+                                               return std::vector<Tensor>{kindling::addmm(t[0], t[1], t[2], beta, alpha)};
+                                             }};
+                           }));
+    auto reshape_to = [](const Tensor& x, const std::vector<I>& s) { return x.reshape(Shape(s.begin(), s.end())); };
+    for (const char* k : {"view", "reshape_alias", "unsafe_view"}) t.emplace(k, shaped("reshape", reshape_to));
+    t.emplace("permute", shaped("permute", [](const Tensor& x, const std::vector<I>& d) { return x.permute(d); }));
+    t.emplace("expand", typed<Tensor, IntArrayRef>([](const Tensor& out, const Tensor& x, const IntArrayRef&) {
+      const Shape s = out.shape();
+      return TracedOp{"expand", {x}, shape_str(s), {}, [s](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0].expand(s)}; }};
+    }));
+    t.emplace("clone", unary("clone", [](const Tensor& x) { return x.clone(); }));
+    t.emplace("alias", unary("alias", [](const Tensor& x) { return x.view(x.shape()); }));
+    t.emplace("t", unary("t", [](const Tensor& x) { return x.t(); }));
+    t.emplace("squeeze", unary("squeeze", [](const Tensor& x) { return x.squeeze(); }));
+    t.emplace("sum", unary("sum", [](const Tensor& x) { return x.sum(); }));
+    t.emplace("mean", unary("mean", [](const Tensor& x) { return x.mean(); }));
+    t.emplace("transpose", typed<Tensor, I, I>([](const Tensor&, const Tensor& x, const I& d0, const I& d1) {
+      return TracedOp{"transpose", {x}, "dims=" + ints({d0, d1}), {},
+                      [d0, d1](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0].transpose(d0, d1)}; }};
+    }));
+    t.emplace("unsqueeze", one_int("unsqueeze", [](const Tensor& x, I d) { return x.unsqueeze(d); }));
+    t.emplace("squeeze_dim", one_int("squeeze", [](const Tensor& x, I d) { return x.squeeze(d); }));
+    t.emplace("softmax", one_int("softmax", [](const Tensor& x, I d) { return kindling::softmax(x, d); }));
+    t.emplace("log_softmax", one_int("log_softmax", [](const Tensor& x, I d) { return kindling::log_softmax(x, d); }));
+    t.emplace("sum_dim", reduce_dims<false>("sum"));
+    t.emplace("mean_dim", reduce_dims<true>("mean"));
+    t.emplace("to_dtype", typed<Tensor>([](const Tensor& out, const Tensor& x) {
+      const DType dt = out.dtype();
+      return TracedOp{"to", {x}, dtype_name(dt), {}, [dt](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0].to(dt)}; }};
+    }));
+    t.emplace("where", typed<Tensor, Tensor, Tensor>([](const Tensor&, const Tensor& c, const Tensor& a, const Tensor& b) {
+      return TracedOp{"where", {c, a, b}, "", {},
+                      [](const std::vector<Tensor>& v) { return std::vector<Tensor>{kindling::where(v[0], v[1], v[2])}; }};
+    }));
+    t.emplace("cat", typed<std::vector<Tensor>, I>([](const Tensor&, const std::vector<Tensor>& xs, const I& d) {
+      return TracedOp{"cat", xs, "dim=" + std::to_string(d), {},
+                      [d](const std::vector<Tensor>& v) { return std::vector<Tensor>{kindling::cat(v, d)}; }};
+    }));
+    return t;
+  }();
+  return table;
+}
+
+/// The Functions the tracer knows (autograd::FunctionCall): the functional activations.
+std::optional<TracedOp> read_function(const autograd::FunctionCall& call) {
+  namespace F = nn::functional;
+  const std::string name = call.name;
+  auto is = [&]<class... A>() { return call.signature == kindling::detail::type_id<kindling::detail::Signature<A...>>(); };
+  auto args = [&]<class... A>() -> const std::tuple<const A&...>& { return *static_cast<const std::tuple<const A&...>*>(call.args); };
+  if (name == "GeluBackward0" && is.template operator()<Tensor, bool>()) {
+    const bool tanh_form = std::get<1>(args.template operator()<Tensor, bool>());
+    return TracedOp{"gelu", {call.tensor_inputs[0]}, tanh_form ? "approximate=tanh" : "", {tanh_form ? 1.0 : 0.0},
+                    [tanh_form](const std::vector<Tensor>& v) {
+                      return std::vector<Tensor>{F::gelu(v[0], tanh_form ? "tanh" : "none")};
+                    }};
+  }
+  if (name == "SiluBackward0" && is.template operator()<Tensor>()) {
+    return TracedOp{"silu", {call.tensor_inputs[0]}, "", {}, [](const std::vector<Tensor>& v) { return std::vector<Tensor>{F::silu(v[0])}; }};
+  }
+  if (name == "LeakyReluBackward0" && is.template operator()<Tensor, double>()) {
+    const double slope = std::get<1>(args.template operator()<Tensor, double>());
+    return TracedOp{"leaky_relu", {call.tensor_inputs[0]}, "negative_slope=" + num(slope), {slope},
+                    [slope](const std::vector<Tensor>& v) { return std::vector<Tensor>{F::leaky_relu(v[0], slope)}; }};
+  }
+  return std::nullopt;
+}
+
+// ---- the tracer -------------------------------------------------------------------------------------
+
+/// One module call in progress: where its nodes start, in case it has to be kept whole.
+struct Frame {
+  nn::Module* module;
+  std::string path;
+  std::size_t first_node, first_value;
+  Tensor input;
+  std::string broken;  // why it must run whole ("" while it traces fine)
+};
+
+struct Tracer {
+  Graph g;
+  std::unordered_map<const TensorImpl*, int> ids;
+  std::vector<Tensor> keep;  // every traced tensor stays alive: no address is reused mid-trace
+  std::unordered_map<const TensorImpl*, std::pair<std::string, bool>> state;  // name, requires grad
+  std::vector<Frame> frames;
+
+  void bind(const Tensor& t, int id) {
+    ids[t.impl()] = id;
+    keep.push_back(t);
+  }
+  int add(const Tensor& t, ValueKind kind, std::string name, int producer) {
+    Value v{kind, t.shape(), t.strides(), t.dtype(), std::move(name), Tensor(), producer, false};
+    if (kind == ValueKind::Constant) v.tensor = t.detach().clone();
+    const int id = g.add_value(std::move(v));
+    bind(t, id);
+    return id;
+  }
+  /// The value id of a tensor an op reads, or -1 with `why` set when the trace cannot account for it.
+  int value(const Tensor& t, std::string& why) {
+    if (auto it = ids.find(t.impl()); it != ids.end()) return it->second;
+    if (auto it = state.find(t.impl()); it != state.end()) {
+      const int id = add(t, ValueKind::Parameter, it->second.first, -1);
+      g.values[static_cast<std::size_t>(id)].tensor = t;
+      g.values[static_cast<std::size_t>(id)].requires_grad = it->second.second;
+      return id;
+    }
+    if (!t.requires_grad() && t.dim() == 0) return add(t, ValueKind::Constant, "", -1);
+    const auto node_name = kindling::detail::node_name_fn();
+    const std::string made_by = node_name ? node_name(t) : std::string();
+    why = "reads a tensor of shape " + shape_str(t.shape()) + " made by " +
+          (made_by.empty() ? std::string("an op autograd did not record (integer ops, comparisons, item(), a tensor "
+                                         "created inside forward)")
+                           : made_by + ", which the compiler's IR does not capture");
+    return -1;
+  }
+  void graph_break(const std::string& why) {
+    if (!frames.empty() && frames.back().broken.empty()) frames.back().broken = why;
+  }
+  void add_node(TracedOp op, const Tensor& out) {
+    if (frames.empty() || !frames.back().broken.empty()) return;  // it runs whole anyway
+    Node n{op.op, {}, {}, std::move(op.attrs), std::move(op.scalars), std::move(op.eager)};
+    for (const Tensor& t : op.tensors) {
+      std::string why;
+      const int id = value(t, why);
+      if (id < 0) return graph_break(n.op + " " + why);
+      n.inputs.push_back(id);
+    }
+    n.outputs.push_back(add(out, ValueKind::Intermediate, "", static_cast<int>(g.nodes.size())));
+    g.nodes.push_back(std::move(n));
+  }
+  void enter(nn::Module& m, const std::string& path, const Tensor& in) {
+    frames.push_back({&m, path, g.nodes.size(), g.values.size(), in, ""});
+  }
+  void leave(const Tensor& out) {
+    Frame f = std::move(frames.back());
+    frames.pop_back();
+    if (f.broken.empty()) return;
+    // Keep the module whole: forget its nodes and the values they made, and call it instead.
+    g.nodes.resize(f.first_node);
+    for (auto it = ids.begin(); it != ids.end();) {
+      it = it->second >= static_cast<int>(f.first_value) ? ids.erase(it) : std::next(it);
+    }
+    g.values.resize(f.first_value);
+    std::string why;
+    const int in = value(f.input, why);
+    if (in < 0) return graph_break(f.path + "'s input " + why);
+    nn::Module* m = f.module;
+    Node n{"module", {in}, {}, m->type_name(), {},
+           [m](const std::vector<Tensor>& v) { return std::vector<Tensor>{(*m)(v[0])}; }};
+    n.origin = (f.path.empty() ? m->type_name() : f.path) + ": " + f.broken;
+    n.graph_break = true;
+    n.outputs.push_back(add(out, ValueKind::Intermediate, "", static_cast<int>(g.nodes.size())));
+    g.nodes.push_back(std::move(n));
+  }
+};
+
+thread_local Tracer* t_tracer = nullptr;
+std::atomic<kindling::detail::Recorder> g_autograd_recorder{nullptr};
+std::mutex g_trace_mutex;  // the recorder is process-wide: one trace at a time
+
+void trace_record(const RecordedOp& op) {
+  g_autograd_recorder.load()(op);  // autograd first: the outputs get their grad_fn
+  Tracer* t = t_tracer;
+  if (!t) return;
+  const auto& table = op_table();
+  auto it = table.find(op.key);
+  if (it == table.end() || op.num_outputs != 1) {
+    return t->graph_break(std::string("op '") + op.key + "' has no node in the compiler's IR");
+  }
+  if (it->second.signature != op.signature) {
+    return t->graph_break(std::string("op '") + op.key + "' was recorded as (" + std::string(op.signature_name) + ")");
+  }
+  t->add_node(it->second.read(op.args, op.outputs[0]), op.outputs[0]);
+}
+
+void trace_function(const autograd::FunctionCall& call) {
+  Tracer* t = t_tracer;
+  if (!t) return;
+  if (auto op = read_function(call)) return t->add_node(std::move(*op), call.output);
+  t->graph_break(std::string(call.name) + " (a Function the compiler's IR does not capture)");
+}
+
+}  // namespace
+
+Graph trace(nn::Module& model, const Tensor& example_input) {
+  if (!example_input.defined()) throw Error("kd::compile: the input is undefined");
+  if (!example_input.device().is_cpu()) throw Error("kd::compile: the input is on " + example_input.device().str() + ". Hint: .cpu()");
+  if (t_tracer) throw Error("kd::compile: a forward traced by kd::compile called kd::compile again");
+  std::unique_lock<std::mutex> lock(g_trace_mutex);
+  Tracer tracer;
+  // The traced input: a view of the caller's tensor (same strides: the kernels are generated for
+  // them) that requires grad, so that every op downstream of it is recorded.
+  Tensor input = example_input.detach();
+  if (input.is_floating_point()) input.requires_grad_(true);
+  const int in_id = tracer.add(input, ValueKind::Input, "input", -1);
+  tracer.g.inputs.push_back(in_id);
+
+  // Frozen floating parameters are made to require grad for the trace (and restored), so that the
+  // ops reading them are recorded: fold_constants can then compute those ops once.
+  std::vector<Tensor> frozen;
+  for (const auto& [name, p] : model.named_parameters()) {
+    tracer.state[p.impl()] = {name, p.requires_grad()};
+    if (!p.requires_grad() && p.is_floating_point()) frozen.push_back(p);
+  }
+  std::vector<std::pair<Tensor, Tensor>> saved_buffers;
+  for (const auto& [name, b] : model.named_buffers()) {
+    tracer.state[b.impl()] = {name, false};
+    saved_buffers.emplace_back(b, b.detach().clone());
+  }
+  std::vector<autograd::RemovableHandle> hooks;
+  auto restore = [&] {
+    for (auto& h : hooks) h.remove();
+    t_tracer = nullptr;
+    autograd::set_function_observer(nullptr);
+    if (g_autograd_recorder.load()) kindling::detail::set_recorder(g_autograd_recorder.load());
+    NoGradGuard no_grad;
+    for (Tensor& p : frozen) p.requires_grad_(false);
+    for (auto& [b, copy] : saved_buffers) b.copy_(copy);  // the trace must not count as a forward
+  };
+  Tensor out;
+  try {
+    for (Tensor& p : frozen) p.requires_grad_(true);
+    g_autograd_recorder.store(kindling::detail::recorder());
+    if (!g_autograd_recorder.load()) throw Error("kd::compile: autograd is not installed (link kindling_autograd)");
+    for (auto& [path, m] : model.named_modules()) {
+      const std::string p = path;
+      hooks.push_back(m->register_forward_pre_hook([&tracer, p](nn::Module& mod, const Tensor& in) {
+        tracer.enter(mod, p, in);
+        return Tensor();
+      }));
+      hooks.push_back(m->register_forward_hook([&tracer](nn::Module&, const Tensor&, const Tensor& o) {
+        tracer.leave(o);
+        return Tensor();
+      }));
+    }
+    kindling::detail::set_recorder(&trace_record);
+    autograd::set_function_observer(&trace_function);
+    t_tracer = &tracer;
+    EnableGradGuard grad_on;  // the recorder only sees ops while grad mode is on
+    out = model(input);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  if (!out.defined()) throw Error("kd::compile: " + model.type_name() + "'s forward returned an undefined tensor");
+  std::string why;
+  const int out_id = tracer.value(out, why);
+  if (out_id < 0) throw Error("kd::compile: the output " + why);
+  tracer.g.outputs.push_back(out_id);
+  return std::move(tracer.g);
+}
+
+}  // namespace kindling::jit

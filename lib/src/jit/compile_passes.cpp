@@ -1,0 +1,291 @@
+// The passes over kd::compile's IR. Each is a free function on the Graph, so that a learner can run
+// one, print the graph, and run the next: dead-code elimination, constant folding, and the fusion of
+// elementwise ops (the one that makes compiled code fast -- see the chapter's bytes-moved argument).
+#include <algorithm>
+#include <set>
+
+#include "compile_detail.hpp"
+#include "kindling/autograd.hpp"
+
+namespace kindling::jit {
+namespace {
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+/// Every node's outputs point back at it (after nodes were removed or reordered).
+void renumber_producers(Graph& g) {
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    for (int o : g.nodes[i].outputs) g.values[at(o)].producer = static_cast<int>(i);
+}
+
+/// Reorders `nodes` so that every node comes after the producers of its inputs, keeping the given
+/// order wherever it already is one (fusion moves a region to where its last input is ready).
+std::vector<Node> topological(std::vector<Node> nodes, const Graph& g) {
+  std::vector<bool> ready(g.values.size(), false);
+  for (std::size_t v = 0; v < g.values.size(); ++v) {
+    ready[v] = g.values[v].kind != ValueKind::Intermediate;
+  }
+  std::vector<Node> out;
+  std::vector<bool> done(nodes.size(), false);
+  while (out.size() < nodes.size()) {
+    bool progress = false;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (done[i]) continue;
+      if (!std::all_of(nodes[i].inputs.begin(), nodes[i].inputs.end(), [&](int v) { return ready[at(v)]; })) continue;
+      for (int o : nodes[i].outputs) ready[at(o)] = true;
+      out.push_back(std::move(nodes[i]));
+      done[i] = true;
+      progress = true;
+      break;  // restart from the front: the earliest ready node goes first
+    }
+    if (!progress) throw Error("kd::compile: internal error: the graph has a cycle after fusion");
+  }
+  return out;
+}
+
+/// Runs a fused node's ops one after the other (its eager form; also its backward's recomputation).
+std::vector<Tensor> run_body(const std::vector<Node>& body, const std::vector<int>& inputs,
+                             const std::vector<int>& outputs, const std::vector<Tensor>& args) {
+  std::vector<std::pair<int, Tensor>> env;
+  for (std::size_t i = 0; i < inputs.size(); ++i) env.emplace_back(inputs[i], args[i]);
+  auto find = [&](int id) -> const Tensor& {
+    for (const auto& [v, t] : env)
+      if (v == id) return t;
+    throw Error("kd::compile: internal error: value %" + std::to_string(id) + " is not computed in its fused node");
+  };
+  for (const Node& n : body) {
+    std::vector<Tensor> in;
+    for (int v : n.inputs) in.push_back(find(v));
+    std::vector<Tensor> out = n.eager(in);
+    for (std::size_t k = 0; k < out.size(); ++k) env.emplace_back(n.outputs[k], out[k]);
+  }
+  std::vector<Tensor> result;
+  for (int o : outputs) result.push_back(find(o));
+  return result;
+}
+
+/// Would making `members` one node create a cycle? It would when a path leaves the set and comes
+/// back: member -> outside node -> ... -> member.
+bool creates_cycle(const Graph& g, const std::set<int>& members) {
+  const int first = *members.begin(), last = *members.rbegin();
+  std::vector<bool> tainted(g.nodes.size(), false);  // outside nodes that depend on a member
+  for (int i = first; i <= last; ++i) {
+    const Node& n = g.nodes[at(i)];
+    bool depends = false;
+    for (int v : n.inputs) {
+      const int p = g.values[at(v)].producer;
+      if (p < 0) continue;
+      if (members.count(p) ? false : tainted[at(p)]) depends = true;
+      if (members.count(p) && !members.count(i)) depends = true;
+    }
+    if (members.count(i)) {
+      if (depends) return true;
+    } else {
+      tainted[at(i)] = depends;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// ---- dead-code elimination -------------------------------------------------------------------------
+
+int eliminate_dead_code(Graph& g) {
+  std::vector<bool> live(g.values.size(), false);
+  for (int o : g.outputs) live[at(o)] = true;
+  std::vector<bool> keep(g.nodes.size(), false);
+  for (std::size_t i = g.nodes.size(); i-- > 0;) {  // reverse topological order: users before producers
+    const Node& n = g.nodes[i];
+    keep[i] = std::any_of(n.outputs.begin(), n.outputs.end(), [&](int o) { return live[at(o)]; });
+    if (keep[i])
+      for (int v : n.inputs) live[at(v)] = true;
+  }
+  std::vector<Node> kept;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (keep[i]) kept.push_back(std::move(g.nodes[i]));
+  const int removed = static_cast<int>(g.nodes.size() - kept.size());
+  g.nodes = std::move(kept);
+  for (Value& v : g.values)
+    if (v.kind == ValueKind::Intermediate) v.producer = -1;
+  renumber_producers(g);
+  return removed;
+}
+
+// ---- constant folding ------------------------------------------------------------------------------
+
+int fold_constants(Graph& g) {
+  auto constant = [&](int id) {
+    const Value& v = g.values[at(id)];
+    return v.kind == ValueKind::Constant || (v.kind == ValueKind::Parameter && !v.requires_grad);
+  };
+  std::vector<Node> kept;
+  int folded = 0;
+  for (Node& n : g.nodes) {
+    // A module node may hold state or randomness (Dropout): it always runs.
+    const bool foldable = n.op != "module" && !n.inputs.empty() && std::all_of(n.inputs.begin(), n.inputs.end(), constant);
+    if (!foldable) {
+      kept.push_back(std::move(n));
+      continue;
+    }
+    std::vector<Tensor> in;
+    for (int v : n.inputs) {
+      in.push_back(g.values[at(v)].tensor);
+      if (g.values[at(v)].kind == ValueKind::Parameter &&
+          std::find(g.folded_reads.begin(), g.folded_reads.end(), v) == g.folded_reads.end()) {
+        g.folded_reads.push_back(v);
+      }
+    }
+    std::vector<Tensor> out;
+    {
+      NoGradGuard no_grad;
+      out = n.eager(in);
+    }
+    for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+      Value& v = g.values[at(n.outputs[k])];
+      v.kind = ValueKind::Constant;
+      v.tensor = out[k].detach();
+      v.producer = -1;
+    }
+    ++folded;
+  }
+  g.nodes = std::move(kept);
+  renumber_producers(g);
+  return folded;
+}
+
+// ---- elementwise fusion ----------------------------------------------------------------------------
+
+bool is_elementwise(const Graph& g, const Node& n) {
+  if (!detail::known_pointwise(n.op) || n.outputs.size() != 1) return false;
+  const Value& out = g.values[at(n.outputs[0])];
+  if (out.dtype != kFloat32) return false;
+  for (int v : n.inputs) {
+    if (detail::is_literal(g, v)) continue;
+    const Value& in = g.values[at(v)];
+    if (in.dtype != kFloat32 || in.shape.size() > out.shape.size()) return false;
+  }
+  return true;
+}
+
+int fuse_elementwise(Graph& g) {
+  const std::size_t n = g.nodes.size();
+  std::vector<int> region(n, -1);       // the region a node belongs to (its id), or -1
+  std::vector<std::set<int>> members;   // by region id
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = g.nodes[i];
+    if (!is_elementwise(g, node)) continue;
+    const Shape& shape = g.values[at(node.outputs[0])].shape;
+    std::vector<int> candidates;  // regions that make one of this node's inputs, with its shape
+    for (int v : node.inputs) {
+      const int p = g.values[at(v)].producer;
+      if (p < 0 || region[at(p)] < 0 || g.values[at(v)].shape != shape) continue;
+      if (std::find(candidates.begin(), candidates.end(), region[at(p)]) == candidates.end()) {
+        candidates.push_back(region[at(p)]);
+      }
+    }
+    auto join = [&](const std::vector<int>& rs) {
+      std::set<int> s{static_cast<int>(i)};
+      for (int r : rs) s.insert(members[at(r)].begin(), members[at(r)].end());
+      if (creates_cycle(g, s)) return false;
+      const int target = rs.front();
+      for (int m : s) region[at(m)] = target;
+      for (std::size_t k = 1; k < rs.size(); ++k) members[at(rs[k])].clear();
+      members[at(target)] = std::move(s);
+      return true;
+    };
+    bool joined = !candidates.empty() && join(candidates);  // all of them: a diamond closes here
+    for (std::size_t k = 0; !joined && k < candidates.size(); ++k) joined = join({candidates[k]});
+    if (!joined) {
+      region[i] = static_cast<int>(members.size());
+      members.push_back({static_cast<int>(i)});
+    }
+  }
+
+  // Which values leave a region: read by a node outside it, or a graph output.
+  std::vector<int> readers_outside(g.values.size(), 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int v : g.nodes[i].inputs) {
+      const int p = g.values[at(v)].producer;
+      if (p >= 0 && (region[at(p)] < 0 || region[at(p)] != region[i])) ++readers_outside[at(v)];
+    }
+  for (int o : g.outputs) ++readers_outside[at(o)];
+
+  std::vector<Node> out;
+  int fused = 0;
+  std::vector<bool> placed(members.size(), false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int r = region[i];
+    if (r < 0 || members[at(r)].size() < 2) {
+      out.push_back(std::move(g.nodes[i]));
+      continue;
+    }
+    if (placed[at(r)]) continue;
+    placed[at(r)] = true;
+    Node f;
+    f.op = "fused";
+    std::set<int> made;
+    for (int m : members[at(r)]) {
+      Node& b = g.nodes[at(m)];
+      for (int v : b.inputs)
+        if (!made.count(v) && std::find(f.inputs.begin(), f.inputs.end(), v) == f.inputs.end()) f.inputs.push_back(v);
+      for (int o : b.outputs) {
+        made.insert(o);
+        if (readers_outside[at(o)] > 0) f.outputs.push_back(o);
+      }
+      f.body.push_back(std::move(b));
+    }
+    f.eager = [body = f.body, ins = f.inputs, outs = f.outputs](const std::vector<Tensor>& args) {
+      return run_body(body, ins, outs, args);
+    };
+    out.push_back(std::move(f));
+    ++fused;
+  }
+  g.nodes = topological(std::move(out), g);
+  renumber_producers(g);
+  return fused;
+}
+
+// ---- epilogues -------------------------------------------------------------------------------------
+
+int fuse_epilogues(Graph& g) {
+  std::vector<int> readers(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (int v : n.inputs) ++readers[at(v)];
+  for (int o : g.outputs) ++readers[at(o)];
+  int count = 0;
+  for (Node& n : g.nodes) {
+    if (n.op != "fused" || n.outputs.size() != 1 || n.inplace_input >= 0) continue;
+    const Value& out = g.values[at(n.outputs[0])];
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& v = g.values[at(n.inputs[k])];
+      const int p = v.producer;
+      if (p < 0 || (g.nodes[at(p)].op != "addmm" && g.nodes[at(p)].op != "mm")) continue;
+      if (readers[at(n.inputs[k])] != 1 || v.shape != out.shape || v.dtype != kFloat32) continue;
+      n.inplace_input = static_cast<int>(k);
+      n.attrs = "epilogue of " + detail::ref(g, n.inputs[k]) + ", in place";
+      ++count;
+      break;
+    }
+  }
+  return count;
+}
+
+namespace detail {
+
+std::int64_t bytes_avoided(const Graph& g) {
+  std::int64_t bytes = 0;
+  for (const Node& n : g.nodes) {
+    if (n.op != "fused") continue;
+    for (const Node& b : n.body)
+      for (int o : b.outputs)
+        if (std::find(n.outputs.begin(), n.outputs.end(), o) == n.outputs.end()) {
+          const Value& v = g.values[at(o)];
+          bytes += numel_of(v.shape) * static_cast<std::int64_t>(element_size(v.dtype));
+        }
+  }
+  return bytes;
+}
+
+}  // namespace detail
+}  // namespace kindling::jit

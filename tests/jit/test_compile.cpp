@@ -1,0 +1,344 @@
+// kd::compile: trace -> passes -> generated C++ -> dlopen, checked against eager Kindling (outputs and
+// every gradient), plus the guards, explain, and the cache's distrust of its own files.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <unistd.h>
+
+#include "kindling/autograd.hpp"
+#include "kindling/jit.hpp"
+#include "kindling/tensor/ops.hpp"
+
+namespace kd = kindling;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh cache folder per test (removed when the test ends).
+struct TempCache {
+  fs::path dir;
+  explicit TempCache(const std::string& name)
+      : dir(fs::temp_directory_path() / ("kd_compile_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+  }
+  ~TempCache() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+struct Result {
+  kd::Tensor out, input_grad;
+  std::vector<kd::Tensor> grads;
+};
+
+/// Runs f on a copy of x that requires grad, backpropagates sum(y * y), collects every gradient.
+Result run_with_grads(const std::function<kd::Tensor(const kd::Tensor&)>& f, kd::nn::Module& model, const kd::Tensor& x_in) {
+  model.zero_grad(true);
+  kd::Tensor x = x_in.detach();  // keeps x_in's strides
+  x.requires_grad_(true);
+  Result r;
+  r.out = f(x);
+  (r.out * r.out).sum().backward();
+  r.input_grad = x.grad().clone();
+  for (const kd::Tensor& p : model.parameters()) r.grads.push_back(p.grad().defined() ? p.grad().clone() : kd::Tensor());
+  return r;
+}
+
+void check_same(const Result& eager, const Result& compiled) {
+  REQUIRE(eager.out.shape() == compiled.out.shape());
+  CHECK(kd::allclose(eager.out, compiled.out, 1e-5, 1e-5));
+  CHECK(kd::allclose(eager.input_grad, compiled.input_grad, 1e-4, 1e-5));
+  REQUIRE(eager.grads.size() == compiled.grads.size());
+  for (std::size_t i = 0; i < eager.grads.size(); ++i) {
+    REQUIRE(eager.grads[i].defined() == compiled.grads[i].defined());
+    if (eager.grads[i].defined()) CHECK(kd::allclose(eager.grads[i], compiled.grads[i], 1e-4, 1e-5));
+  }
+}
+
+int count_op(const kd::jit::Graph& g, const std::string& op) {
+  int n = 0;
+  for (const auto& node : g.nodes) n += node.op == op;
+  return n;
+}
+
+struct MLP : kd::nn::Module {
+  kd::nn::Linear fc1{32, 64};
+  kd::nn::GELU act;
+  kd::nn::LayerNorm norm{kd::Shape{64}};
+  kd::nn::Linear fc2{64, 16};
+  MLP() {
+    register_module("fc1", fc1);
+    register_module("act", act);
+    register_module("norm", norm);
+    register_module("fc2", fc2);
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return fc2(norm(act(fc1(x)) * 0.5 + 0.25)); }
+};
+
+/// Pure elementwise work with broadcast operands: bias [N] and scale [1, N] over x [B, N].
+struct Pointwise : kd::nn::Module {
+  kd::Tensor bias, scale;
+  explicit Pointwise(std::int64_t n) {
+    bias = register_parameter("bias", kd::randn({n}));
+    scale = register_parameter("scale", kd::randn({1, n}));
+  }
+  kd::Tensor forward(const kd::Tensor& x) override {
+    const kd::Tensor a = (x + bias).tanh() * scale;
+    const kd::Tensor b = (a - x).sigmoid() + kd::relu(x) / (x * x + 1.0);
+    return b.exp() - a;  // a is read twice: a diamond inside one region
+  }
+};
+
+}  // namespace
+
+TEST_CASE("compile: an MLP (Linear, GELU, LayerNorm) gives eager's outputs and gradients") {
+  TempCache cache("mlp");
+  kd::manual_seed(0);
+  MLP model;
+  auto fast = kd::compile(model, {.cache_dir = cache.dir});
+  const kd::Tensor x = kd::randn({8, 32});
+  const Result eager = run_with_grads([&](const kd::Tensor& t) { return model(t); }, model, x);
+  const Result compiled = run_with_grads([&](const kd::Tensor& t) { return (*fast)(t); }, model, x);
+  check_same(eager, compiled);
+  auto g = fast->graph();
+  REQUIRE(g);
+  CHECK(count_op(*g, "fused") == 1);  // gelu, mul, add
+  CHECK(count_op(*g, "module") == 1);  // LayerNorm runs eagerly
+  CHECK(fast->stats().compiled == 1);
+  CHECK(fast->source().find("kd_gelu(") != std::string::npos);
+  // Inference (no grad): the kernel runs without an autograd node, same values.
+  kd::NoGradGuard no_grad;
+  CHECK(kd::allclose(model(x), (*fast)(x), 1e-5, 1e-5));
+  CHECK(fast->stats().traces == 2);  // grad mode is part of the guard key
+  // The region reads the GEMM's result only: it runs in place over it (an epilogue).
+  for (const auto& n : fast->graph()->nodes)
+    if (n.op == "fused") CHECK(n.inplace_input == 0);
+  CHECK(fast->graph()->str().find("{epilogue of %") != std::string::npos);
+}
+
+TEST_CASE("compile: an elementwise chain with broadcasting becomes one generated kernel") {
+  TempCache cache("pointwise");
+  kd::manual_seed(1);
+  Pointwise model(24);
+  auto fast = kd::compile(model, {.cache_dir = cache.dir});
+  const kd::Tensor x = kd::randn({5, 24});
+  check_same(run_with_grads([&](const kd::Tensor& t) { return model(t); }, model, x),
+             run_with_grads([&](const kd::Tensor& t) { return (*fast)(t); }, model, x));
+  const auto& g = *fast->graph();
+  CHECK(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op == "fused");
+  CHECK(g.nodes[0].body.size() >= 10);
+  CHECK(g.num_kernels() == 1);
+  // The broadcast operands are read with stride 0 along the batch.
+  CHECK(fast->source().find("for (std::int64_t i1 = 0; i1 < 24; ++i1)") != std::string::npos);
+}
+
+TEST_CASE("compile: a transposed (non-contiguous) input is read through its strides") {
+  TempCache cache("strided");
+  kd::manual_seed(2);
+  Pointwise model(6);
+  auto fast = kd::compile(model, {.cache_dir = cache.dir});
+  const kd::Tensor xt = kd::randn({6, 7}).transpose(0, 1);  // [7, 6], strides [1, 7]
+  REQUIRE_FALSE(xt.is_contiguous());
+  check_same(run_with_grads([&](const kd::Tensor& t) { return model(t); }, model, xt),
+             run_with_grads([&](const kd::Tensor& t) { return (*fast)(t); }, model, xt));
+  // The same shape, contiguous: other strides, so another graph (another kernel).
+  const kd::Tensor xc = xt.contiguous();
+  kd::NoGradGuard no_grad;
+  CHECK(kd::allclose(model(xc), (*fast)(xc), 1e-5, 1e-5));
+  CHECK(fast->stats().traces == 2);
+}
+
+TEST_CASE("compile: eliminate_dead_code drops a branch the output does not need") {
+  struct Branchy : kd::nn::Module {
+    kd::Tensor forward(const kd::Tensor& x) override {
+      const kd::Tensor unused = x.exp() * 3.0;
+      (void)unused;
+      return x.tanh();
+    }
+  } model;
+  const kd::Tensor x = kd::randn({3, 4});
+  kd::jit::Graph g = kd::jit::trace(model, x);
+  CHECK(g.nodes.size() == 3);
+  CHECK(g.str().find("exp(%0)") != std::string::npos);
+  CHECK(kd::jit::eliminate_dead_code(g) == 2);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op == "tanh");
+  CHECK(g.str().find("exp") == std::string::npos);
+  auto out = kd::jit::run(std::make_shared<const kd::jit::Graph>(std::move(g)), {x});
+  CHECK(kd::allclose(out[0], x.tanh()));
+}
+
+TEST_CASE("compile: fold_constants computes what reads only frozen parameters, and re-traces when they change") {
+  TempCache cache("fold");
+  struct Frozen : kd::nn::Module {
+    kd::Tensor w;
+    Frozen() { w = register_parameter("w", kd::randn({4}), /*requires_grad=*/false); }
+    kd::Tensor forward(const kd::Tensor& x) override { return x * (w * 2.0 + 1.0); }
+  } model;
+  const kd::Tensor x = kd::randn({3, 4});
+  kd::jit::Graph g = kd::jit::trace(model, x);
+  CHECK(g.nodes.size() == 3);
+  CHECK(kd::jit::fold_constants(g) == 2);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0].op == "mul");
+  CHECK_FALSE(model.w.requires_grad());  // the trace gave it back as it was
+
+  auto fast = kd::compile(model, {.cache_dir = cache.dir});
+  CHECK(kd::allclose((*fast)(x), model(x)));
+  {
+    kd::NoGradGuard no_grad;
+    model.w.mul_(3.0);  // an in-place update the folded constant must not hide
+  }
+  CHECK(kd::allclose((*fast)(x), model(x)));
+  CHECK(fast->stats().traces == 2);
+}
+
+TEST_CASE("compile: guards re-trace on a new batch size and on train/eval, and reuse a known key") {
+  TempCache cache("guards");
+  kd::manual_seed(3);
+  MLP model;
+  auto fast = kd::compile(model, {.cache_dir = cache.dir});
+  kd::NoGradGuard no_grad;
+  const kd::Tensor a = kd::randn({4, 32}), b = kd::randn({9, 32});
+  CHECK(kd::allclose((*fast)(a), model(a), 1e-5, 1e-5));
+  CHECK(fast->stats().traces == 1);
+  CHECK(kd::allclose((*fast)(b), model(b), 1e-5, 1e-5));
+  CHECK(fast->stats().traces == 2);
+  model.eval();
+  CHECK(kd::allclose((*fast)(a), model(a), 1e-5, 1e-5));
+  CHECK(fast->stats().traces == 3);
+  model.train();
+  CHECK(kd::allclose((*fast)(a), model(a), 1e-5, 1e-5));
+  CHECK(fast->stats().traces == 3);  // seen before
+  CHECK(fast->stats().compiled + fast->stats().cache_hits == 3);  // one library per traced graph
+}
+
+TEST_CASE("compile: explain reports the graph breaks, the passes and the bytes fusion saves") {
+  TempCache cache("explain");
+  struct Scan : kd::nn::Module {  // cumsum has no node in the compiler's IR
+    kd::Tensor forward(const kd::Tensor& x) override { return x.cumsum(1) * 2.0; }
+  };
+  struct Net : kd::nn::Module {
+    Scan scan;
+    Net() { register_module("scan", scan); }
+    kd::Tensor forward(const kd::Tensor& x) override { return (scan(x.tanh() * 3.0).sigmoid() + 1.0) * x; }
+  } model;
+  std::ostringstream log;
+  auto fast = kd::compile(model, {.explain = true, .explain_stream = &log, .cache_dir = cache.dir});
+  const kd::Tensor x = kd::randn({4, 5});
+  check_same(run_with_grads([&](const kd::Tensor& t) { return model(t); }, model, x),
+             run_with_grads([&](const kd::Tensor& t) { return (*fast)(t); }, model, x));
+  const std::string text = fast->explain();
+  CHECK(text == log.str());
+  CHECK(text.find("== graph breaks: 1") != std::string::npos);
+  CHECK(text.find("eager module scan: op 'cumsum'") != std::string::npos);
+  CHECK(text.find("== eliminate_dead_code") != std::string::npos);
+  CHECK(text.find("== fold_constants") != std::string::npos);
+  CHECK(text.find("== fuse_elementwise: 2 fused nodes") != std::string::npos);
+  CHECK(text.find("== kernels: 6 before fusion, 3 after") != std::string::npos);
+  CHECK(text.find("== intermediate bytes not written: 240") != std::string::npos);  // three [4, 5] floats
+  CHECK(text.find("= fused[tanh, mul](%0, %2)") != std::string::npos);
+}
+
+TEST_CASE("compile: a corrupt cache entry is rebuilt, never loaded") {
+  TempCache cache("corrupt");
+  kd::manual_seed(4);
+  Pointwise model(8);
+  const kd::Tensor x = kd::randn({3, 8});
+  kd::NoGradGuard no_grad;
+  const kd::Tensor expected = model(x);
+  {
+    auto fast = kd::compile(model, {.cache_dir = cache.dir});
+    CHECK(kd::allclose((*fast)(x), expected, 1e-5, 1e-5));
+    CHECK(fast->stats().compiled == 1);
+  }
+  {
+    auto fast = kd::compile(model, {.cache_dir = cache.dir});
+    CHECK(kd::allclose((*fast)(x), expected, 1e-5, 1e-5));
+    CHECK(fast->stats().cache_hits == 1);
+    CHECK(fast->stats().compiled == 0);
+  }
+  fs::path so;
+  for (const auto& e : fs::directory_iterator(cache.dir))
+    if (e.path().extension() == ".so") so = e.path();
+  REQUIRE(!so.empty());
+  std::string bytes;
+  {
+    std::ifstream f(so, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  bytes[bytes.size() / 2] ^= 0x5a;  // one flipped byte in the middle of the code
+  fs::remove(so);  // a new file (the old one may still be mapped by this process)
+  std::ofstream(so, std::ios::binary) << bytes;
+  {
+    auto fast = kd::compile(model, {.cache_dir = cache.dir});
+    CHECK(kd::allclose((*fast)(x), expected, 1e-5, 1e-5));
+    CHECK(fast->stats().rejected == 1);
+    CHECK(fast->stats().compiled == 1);
+    CHECK(fast->stats().cache_hits == 0);
+  }
+  std::string rebuilt;
+  {
+    std::ifstream f(so, std::ios::binary);
+    rebuilt.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  CHECK(rebuilt != bytes);
+}
+
+TEST_CASE("compile: a compiler failure names the fused regions and quotes the compiler") {
+  TempCache cache("cc_error");
+  kd::manual_seed(5);
+  Pointwise model(4);
+  kd::CompileOptions options{.cache_dir = cache.dir};
+  options.flags.push_back("-fkindling-no-such-flag");
+  auto fast = kd::compile(model, options);
+  const kd::Tensor x = kd::randn({2, 4});
+  CHECK_THROWS_WITH((*fast)(x), Catch::Contains("compiling the fused regions %") && Catch::Contains("fused[add, tanh") &&
+                                     Catch::Contains("kindling-no-such-flag"));
+  // Without fusion nothing is compiled: the graph runs its ops eagerly.
+  auto plain = kd::compile(model, {.fuse = false, .cache_dir = cache.dir});
+  kd::NoGradGuard no_grad;
+  CHECK(kd::allclose((*plain)(x), model(x)));
+  CHECK(plain->source().find("kd_fused") == std::string::npos);
+}
+
+TEST_CASE("compile: Graph::str prints one line per node with shapes and dtypes") {
+  kd::manual_seed(6);
+  MLP model;
+  kd::jit::Graph g = kd::jit::trace(model, kd::randn({2, 32}));
+  const std::string s = g.str();
+  CHECK(s.find("%0 = input : [2, 32] float32") != std::string::npos);
+  CHECK(s.find("%fc1.weight = parameter : [64, 32] float32") != std::string::npos);
+  CHECK(s.find("= gelu(") != std::string::npos);
+  CHECK(s.find("= module(") != std::string::npos);
+  CHECK(s.find(" : [2, 64] float32") != std::string::npos);
+  CHECK(s.find("return %") != std::string::npos);
+}
+
+TEST_CASE("compile: a Dropout in training stays eager (a fresh mask every call); in eval it is traced away") {
+  TempCache cache("dropout");
+  struct Net : kd::nn::Module {
+    kd::nn::Linear fc{8, 8};
+    kd::nn::Dropout drop{0.5};
+    Net() {
+      register_module("fc", fc);
+      register_module("drop", drop);
+    }
+    kd::Tensor forward(const kd::Tensor& x) override { return drop(fc(x)).tanh() * 2.0 + 1.0; }
+  } model;
+  auto fast = kd::compile(model, {.cache_dir = cache.dir});
+  const kd::Tensor x = kd::randn({16, 8});
+  kd::NoGradGuard no_grad;
+  const kd::Tensor a = (*fast)(x), b = (*fast)(x);
+  CHECK_FALSE(kd::allclose(a, b));  // the mask is not a constant of the trace
+  CHECK(count_op(*fast->graph(), "module") == 1);
+  CHECK(count_op(*fast->graph(), "fused") == 1);
+  model.eval();
+  CHECK(kd::allclose((*fast)(x), model(x), 1e-5, 1e-5));
+  CHECK(count_op(*fast->graph(), "module") == 0);
+}
