@@ -36,7 +36,8 @@ struct Result {
 };
 
 /// Runs f on a copy of x that requires grad, backpropagates sum(y * y), collects every gradient.
-Result run_with_grads(const std::function<kd::Tensor(const kd::Tensor&)>& f, kd::nn::Module& model, const kd::Tensor& x_in) {
+Result run_with_grads(const std::function<kd::Tensor(const kd::Tensor&)>& f, kd::nn::Module& model,
+                      const kd::Tensor& x_in) {
   model.zero_grad(true);
   kd::Tensor x = x_in.detach();  // keeps x_in's strides
   x.requires_grad_(true);
@@ -44,7 +45,8 @@ Result run_with_grads(const std::function<kd::Tensor(const kd::Tensor&)>& f, kd:
   r.out = f(x);
   (r.out * r.out).sum().backward();
   r.input_grad = x.grad().clone();
-  for (const kd::Tensor& p : model.parameters()) r.grads.push_back(p.grad().defined() ? p.grad().clone() : kd::Tensor());
+  for (const kd::Tensor& p : model.parameters())
+    r.grads.push_back(p.grad().defined() ? p.grad().clone() : kd::Tensor());
   return r;
 }
 
@@ -106,7 +108,7 @@ TEST_CASE("compile: an MLP (Linear, GELU, LayerNorm) gives eager's outputs and g
   check_same(eager, compiled);
   auto g = fast->graph();
   REQUIRE(g);
-  CHECK(count_op(*g, "fused") == 1);  // gelu, mul, add
+  CHECK(count_op(*g, "fused") == 1);   // gelu, mul, add
   CHECK(count_op(*g, "module") == 1);  // LayerNorm runs eagerly
   CHECK(fast->stats().compiled == 1);
   CHECK(fast->source().find("kd_gelu(") != std::string::npos);
@@ -173,7 +175,8 @@ TEST_CASE("compile: eliminate_dead_code drops a branch the output does not need"
   CHECK(kd::allclose(out[0], x.tanh()));
 }
 
-TEST_CASE("compile: fold_constants computes what reads only frozen parameters, and re-traces when they change") {
+TEST_CASE(
+    "compile: fold_constants computes what reads only frozen parameters, and re-traces when they change") {
   TempCache cache("fold");
   struct Frozen : kd::nn::Module {
     kd::Tensor w;
@@ -214,7 +217,7 @@ TEST_CASE("compile: guards re-trace on a new batch size and on train/eval, and r
   CHECK(fast->stats().traces == 3);
   model.train();
   CHECK(kd::allclose((*fast)(a), model(a), 1e-5, 1e-5));
-  CHECK(fast->stats().traces == 3);  // seen before
+  CHECK(fast->stats().traces == 3);                               // seen before
   CHECK(fast->stats().compiled + fast->stats().cache_hits == 3);  // one library per traced graph
 }
 
@@ -273,7 +276,7 @@ TEST_CASE("compile: a corrupt cache entry is rebuilt, never loaded") {
     bytes.assign(std::istreambuf_iterator<char>(f), {});
   }
   bytes[bytes.size() / 2] ^= 0x5a;  // one flipped byte in the middle of the code
-  fs::remove(so);  // a new file (the old one may still be mapped by this process)
+  fs::remove(so);                   // a new file (the old one may still be mapped by this process)
   std::ofstream(so, std::ios::binary) << bytes;
   {
     auto fast = kd::compile(model, {.cache_dir = cache.dir});
@@ -298,8 +301,9 @@ TEST_CASE("compile: a compiler failure names the fused regions and quotes the co
   options.flags.push_back("-fkindling-no-such-flag");
   auto fast = kd::compile(model, options);
   const kd::Tensor x = kd::randn({2, 4});
-  CHECK_THROWS_WITH((*fast)(x), Catch::Contains("compiling the fused regions %") && Catch::Contains("fused[add, tanh") &&
-                                     Catch::Contains("kindling-no-such-flag"));
+  CHECK_THROWS_WITH((*fast)(x), Catch::Contains("compiling the fused regions %") &&
+                                    Catch::Contains("fused[add, tanh") &&
+                                    Catch::Contains("kindling-no-such-flag"));
   // Without fusion nothing is compiled: the graph runs its ops eagerly.
   auto plain = kd::compile(model, {.fuse = false, .cache_dir = cache.dir});
   kd::NoGradGuard no_grad;
@@ -341,4 +345,34 @@ TEST_CASE("compile: a Dropout in training stays eager (a fresh mask every call);
   model.eval();
   CHECK(kd::allclose((*fast)(x), model(x), 1e-5, 1e-5));
   CHECK(count_op(*fast->graph(), "module") == 0);
+}
+
+TEST_CASE("compile: a forward that exports or compiles while it is traced is refused, not deadlocked") {
+  // kd::compile and the ONNX exporter swap the same process-wide recorder: one trace at a time.
+  struct Nested : kd::nn::Module {
+    kd::nn::Linear fc{4, 4};
+    std::function<void(kd::nn::Module&, const kd::Tensor&)> inner;
+    Nested() { register_module("fc", fc); }
+    kd::Tensor forward(const kd::Tensor& x) override {
+      if (inner) inner(fc, x);
+      return fc(x).relu();
+    }
+  };
+  TempCache cache("nested");
+  Nested model;
+  const kd::Tensor x = kd::randn({2, 4});
+  const fs::path onnx_path = cache.dir / "inner.onnx";
+  fs::create_directories(cache.dir);
+  model.inner = [&](kd::nn::Module& fc, const kd::Tensor& in) { kd::onnx::export_model(fc, in, onnx_path); };
+  auto fast = kd::compile(model, {.cache_dir = cache.dir});
+  CHECK_THROWS_WITH((*fast)(x), Catch::Contains("another export traces on this thread (or kd::compile)"));
+  model.inner = [&](kd::nn::Module& fc, const kd::Tensor& in) {
+    (*kd::compile(fc, {.cache_dir = cache.dir}))(in);
+  };
+  CHECK_THROWS_WITH((*fast)(x), Catch::Contains("called kd::compile again"));
+  // The lock was released each time: a plain compile and an export still work.
+  model.inner = nullptr;
+  CHECK(kd::allclose((*fast)(x), model(x)));
+  kd::onnx::export_model(model, x, onnx_path);
+  CHECK(fs::exists(onnx_path));
 }

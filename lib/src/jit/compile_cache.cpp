@@ -36,22 +36,22 @@ namespace {
 
 // ---- SHA-256 (FIPS 180-4). A cache check, not a new dependency: 60 lines. -------------------------
 constexpr std::array<std::uint32_t, 64> kK = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
-    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
-    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
-    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
 std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
 void sha256_block(std::array<std::uint32_t, 8>& h, const unsigned char* p) {
   std::uint32_t w[64];
   for (int i = 0; i < 16; ++i) {
-    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) | (std::uint32_t{p[4 * i + 2]} << 8) |
-           std::uint32_t{p[4 * i + 3]};
+    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
+           (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
   }
   for (int i = 16; i < 64; ++i) {
     const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
@@ -60,11 +60,26 @@ void sha256_block(std::array<std::uint32_t, 8>& h, const unsigned char* p) {
   }
   std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
   for (int i = 0; i < 64; ++i) {
-    const std::uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[static_cast<std::size_t>(i)] + w[i];
+    const std::uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
+                             kK[static_cast<std::size_t>(i)] + w[i];
     const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    k = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    k = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
   }
-  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
+  h[5] += f;
+  h[6] += g;
+  h[7] += k;
 }
 
 // ---- running the compiler --------------------------------------------------------------------------
@@ -102,7 +117,8 @@ std::string slurp(const std::string& path) {
 
 /// Opens `so`, checks its bytes against the hash in `sum`, and dlopens that same file descriptor.
 /// Returns nullptr when the entry is missing or does not check out.
-std::shared_ptr<void> load_verified(const std::filesystem::path& so, const std::filesystem::path& sum, bool& corrupt) {
+std::shared_ptr<void> load_verified(const std::filesystem::path& so, const std::filesystem::path& sum,
+                                    bool& corrupt) {
   corrupt = false;
   std::error_code ec;
   if (!std::filesystem::exists(so, ec) || !std::filesystem::exists(sum, ec)) return nullptr;
@@ -154,7 +170,8 @@ std::string sha256_hex(const std::string& bytes) {
   tail[rest] = 0x80;
   const std::size_t len = rest + 9 <= 64 ? 64 : 128;
   const std::uint64_t bits = static_cast<std::uint64_t>(n) * 8;
-  for (int b = 0; b < 8; ++b) tail[len - 1 - static_cast<std::size_t>(b)] = static_cast<unsigned char>(bits >> (8 * b));
+  for (int b = 0; b < 8; ++b)
+    tail[len - 1 - static_cast<std::size_t>(b)] = static_cast<unsigned char>(bits >> (8 * b));
   for (std::size_t k = 0; k < len; k += 64) sha256_block(h, tail + k);
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -168,10 +185,14 @@ std::string default_compiler() { return KINDLING_CXX_COMPILER; }
 std::filesystem::path cache_dir(const CompileOptions& options) {
   std::filesystem::path dir = options.cache_dir;
   if (dir.empty()) {
-    if (const char* e = std::getenv("KINDLING_CACHE_DIR"); e && *e) dir = e;
-    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) dir = std::filesystem::path(x) / "kindling" / "compile";
-    else if (const char* home = std::getenv("HOME"); home && *home) dir = std::filesystem::path(home) / ".cache" / "kindling" / "compile";
-    else dir = std::filesystem::temp_directory_path() / "kindling-compile";
+    if (const char* e = std::getenv("KINDLING_CACHE_DIR"); e && *e)
+      dir = e;
+    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+      dir = std::filesystem::path(x) / "kindling" / "compile";
+    else if (const char* home = std::getenv("HOME"); home && *home)
+      dir = std::filesystem::path(home) / ".cache" / "kindling" / "compile";
+    else
+      dir = std::filesystem::temp_directory_path() / "kindling-compile";
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -179,8 +200,8 @@ std::filesystem::path cache_dir(const CompileOptions& options) {
   return dir;
 }
 
-std::shared_ptr<void> build_library(const std::string& source, const CompileOptions& options, CompileStats* stats,
-                                    const std::string& what) {
+std::shared_ptr<void> build_library(const std::string& source, const CompileOptions& options,
+                                    CompileStats* stats, const std::string& what) {
   const std::string compiler = options.compiler.empty() ? default_compiler() : options.compiler;
   std::string key_text = source + '\0' + compiler;
   for (const std::string& f : options.flags) key_text += '\0' + f;
@@ -200,7 +221,8 @@ std::shared_ptr<void> build_library(const std::string& source, const CompileOpti
   const std::string tmp = unique_suffix();
   const std::filesystem::path cpp = dir / (key + ".cpp");
   kindling::detail::write_file_atomically(cpp.string(), source, "kd::compile");
-  const std::string tmp_so = (dir / (key + ".so" + tmp)).string(), log = (dir / (key + ".log" + tmp)).string();
+  const std::string tmp_so = (dir / (key + ".so" + tmp)).string(),
+                    log = (dir / (key + ".log" + tmp)).string();
   std::vector<std::string> argv{compiler};
   argv.insert(argv.end(), options.flags.begin(), options.flags.end());
   argv.insert(argv.end(), {cpp.string(), "-o", tmp_so});
@@ -220,13 +242,16 @@ std::shared_ptr<void> build_library(const std::string& source, const CompileOpti
                 ").\ncommand: " + cmd + "\n" + output +
                 "Hint: CompileOptions{.fuse = false} runs the model without generated code.");
   }
-  const std::string hash = sha256_hex(slurp(tmp_so));  // of the bytes the compiler wrote, before they are public
+  const std::string hash =
+      sha256_hex(slurp(tmp_so));  // of the bytes the compiler wrote, before they are public
   std::filesystem::rename(tmp_so, so, ec);
-  if (ec) throw Error("kd::compile: cannot move the compiled library to " + so.string() + ": " + ec.message());
+  if (ec)
+    throw Error("kd::compile: cannot move the compiled library to " + so.string() + ": " + ec.message());
   kindling::detail::write_file_atomically(sum.string(), hash + "\n", "kd::compile");
   if (stats) ++stats->compiled;
   auto lib = load_verified(so, sum, corrupt);
-  if (!lib) throw Error("kd::compile: the library just built at " + so.string() + " changed before it was loaded");
+  if (!lib)
+    throw Error("kd::compile: the library just built at " + so.string() + " changed before it was loaded");
   return lib;
 }
 

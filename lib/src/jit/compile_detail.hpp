@@ -1,16 +1,20 @@
 #pragma once
 // What kd::compile's files share (not installed):
 //   compile_graph.cpp    the IR (printing) and the tracer;
+//   compile_ops.cpp      the op table: what each traced op records, and how to run it again;
 //   compile_passes.cpp   dead-code elimination, constant folding, elementwise fusion;
 //   compile_codegen.cpp  C++ for each fused node (one loop, shapes and strides baked in);
 //   compile_cache.cpp    the compiler run, the on-disk cache (SHA-256 checked) and dlopen;
 //   compile_module.cpp   running a graph (the fused nodes' autograd node), guards, CompiledModule.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kindling/autograd/function.hpp"
 #include "kindling/jit/compile.hpp"
+#include "kindling/tensor/autograd_hooks.hpp"
 
 namespace kindling::jit {
 
@@ -19,16 +23,31 @@ namespace kindling::jit {
 /// and strides (run() checks, and runs the node's ops eagerly otherwise).
 struct Kernel {
   using Fn = void (*)(float* const* outs, const float* const* ins);
-  std::string name;                    // "kd_fused_3": the symbol
+  std::string name;  // "kd_fused_3": the symbol
   Fn fn = nullptr;
-  std::shared_ptr<void> library;       // the dlopen handle (closed when the last kernel goes)
-  Shape shape;                         // every output's shape (the loop's)
-  std::vector<int> arg;                // per node input: its slot in `ins`, or -1 (a literal in the code)
-  std::vector<Shape> in_shapes;        // per node input, as traced
+  std::shared_ptr<void> library;  // the dlopen handle (closed when the last kernel goes)
+  Shape shape;                    // every output's shape (the loop's)
+  std::vector<int> arg;           // per node input: its slot in `ins`, or -1 (a literal in the code)
+  std::vector<Shape> in_shapes;   // per node input, as traced
   std::vector<Strides> in_strides;
 };
 
 namespace detail {
+
+/// What the tracer keeps of one call: its tensors (graph inputs of the node), its other arguments
+/// (as text and as numbers) and a closure that calls the op again.
+struct TracedOp {
+  std::string op;
+  std::vector<Tensor> tensors;
+  std::string attrs;
+  std::vector<double> scalars;
+  EagerFn eager;
+};
+/// The op table's reading of a recorded op, or nullopt with `why` (the graph break's reason).
+std::optional<TracedOp> read_recorded(const kindling::detail::RecordedOp& op, std::string& why);
+/// The Functions the tracer knows (autograd::FunctionCall): the functional activations.
+std::optional<TracedOp> read_function(const autograd::FunctionCall& call);
+
 
 /// "%3", or the value's name for inputs and parameters ("fc1.weight").
 std::string ref(const Graph& g, int id);
@@ -47,8 +66,8 @@ std::filesystem::path cache_dir(const CompileOptions& options);
 std::string sha256_hex(const std::string& bytes);
 /// The shared library built from `source` (cached by the hash of source, compiler and flags);
 /// `what` names the regions in error messages.
-std::shared_ptr<void> build_library(const std::string& source, const CompileOptions& options, CompileStats* stats,
-                                     const std::string& what);
+std::shared_ptr<void> build_library(const std::string& source, const CompileOptions& options,
+                                    CompileStats* stats, const std::string& what);
 /// The compiler Kindling was built with (baked in by CMake).
 std::string default_compiler();
 

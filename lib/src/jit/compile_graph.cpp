@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "compile_detail.hpp"
+#include "trace_lock.hpp"
 #include "kindling/autograd.hpp"
 #include "kindling/nn/functional.hpp"
 #include "kindling/tensor/ops.hpp"
@@ -28,10 +29,12 @@ int Graph::add_value(Value v) {
 
 std::size_t Graph::num_kernels() const {
   // A view (reshape, transpose, ...) moves no data: it is not a kernel.
-  static const char* views[] = {"reshape", "permute", "transpose", "t", "expand", "unsqueeze", "squeeze", "alias"};
+  static const char* views[] = {"reshape", "permute",   "transpose", "t",
+                                "expand",  "unsqueeze", "squeeze",   "alias"};
   std::size_t n = 0;
   for (const Node& node : nodes)
-    n += std::find_if(std::begin(views), std::end(views), [&](const char* v) { return node.op == v; }) == std::end(views);
+    n += std::find_if(std::begin(views), std::end(views), [&](const char* v) { return node.op == v; }) ==
+         std::end(views);
   return n;
 }
 
@@ -66,7 +69,8 @@ std::string Graph::str() const {
     const int id = static_cast<int>(i);
     if (!used[i]) continue;
     if (v.kind == ValueKind::Parameter) {
-      os << detail::ref(*this, id) << " = parameter" << (v.requires_grad ? "" : " (frozen)") << " : " << type(id) << "\n";
+      os << detail::ref(*this, id) << " = parameter" << (v.requires_grad ? "" : " (frozen)") << " : "
+         << type(id) << "\n";
     } else if (v.kind == ValueKind::Constant && v.producer < 0) {
       os << detail::ref(*this, id) << " = constant";
       if (v.shape.empty()) os << " " << v.tensor.item<double>();
@@ -96,208 +100,10 @@ std::string Graph::str() const {
   return os.str();
 }
 
-// ---- the op table: what each traced op records, and how to run it again -----------------------------
-
 namespace {
 
+using detail::TracedOp;
 using kindling::detail::RecordedOp;
-using I = std::int64_t;
-
-/// What the tracer keeps of one call: its tensors (graph inputs of the node), its other arguments
-/// (as text and as numbers) and a closure that calls the op again.
-struct TracedOp {
-  std::string op;
-  std::vector<Tensor> tensors;
-  std::string attrs;
-  std::vector<double> scalars;
-  EagerFn eager;
-};
-
-using Reader = std::function<TracedOp(const void* args, const Tensor& out)>;
-struct Row {
-  const void* signature;
-  Reader read;
-};
-
-/// A row for an op recorded with arguments A...; fn(out, a...) -> TracedOp.
-template <class... A, class Fn>
-Row typed(Fn fn) {
-  using Sig = kindling::detail::Signature<A...>;
-  return {kindling::detail::type_id<Sig>(), [fn](const void* args, const Tensor& out) {
-            const auto& t = *static_cast<const std::tuple<const A&...>*>(args);
-            return std::apply([&](const A&... a) { return fn(out, a...); }, t);
-          }};
-}
-
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
-std::string ints(const std::vector<I>& v) { return shape_str(v); }
-
-Row unary(const std::string& name, Tensor (*f)(const Tensor&)) {
-  return typed<Tensor>([name, f](const Tensor&, const Tensor& x) {
-    return TracedOp{name, {x}, "", {}, [f](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0])}; }};
-  });
-}
-
-Row binary(const std::string& name, Tensor (*f)(const Tensor&, const Tensor&)) {
-  return typed<Tensor, Tensor>([name, f](const Tensor&, const Tensor& a, const Tensor& b) {
-    return TracedOp{name, {a, b}, "", {}, [f](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], t[1])}; }};
-  });
-}
-
-Row binary_alpha(const std::string& name, Tensor (*f)(const Tensor&, const Tensor&, Scalar)) {
-  return typed<Tensor, Tensor, Scalar>([name, f](const Tensor&, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-    const double al = alpha.to_double();
-    return TracedOp{name, {a, b}, al == 1.0 ? "" : "alpha=" + num(al), {al},
-                    [f, alpha](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], t[1], alpha)}; }};
-  });
-}
-
-Row shaped(const std::string& name, Tensor (*f)(const Tensor&, const std::vector<I>&)) {
-  return typed<Tensor, IntArrayRef>([name, f](const Tensor&, const Tensor& x, const IntArrayRef& dims) {
-    std::vector<I> d = dims.vec();
-    return TracedOp{name, {x}, ints(d), {}, [f, d](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], d)}; }};
-  });
-}
-
-Row one_int(const std::string& name, Tensor (*f)(const Tensor&, I)) {
-  return typed<Tensor, I>([name, f](const Tensor&, const Tensor& x, const I& d) {
-    return TracedOp{name, {x}, "dim=" + std::to_string(d), {static_cast<double>(d)},
-                    [f, d](const std::vector<Tensor>& t) { return std::vector<Tensor>{f(t[0], d)}; }};
-  });
-}
-
-template <bool Mean>
-Row reduce_dims(const std::string& name) {
-  return typed<Tensor, IntArrayRef, bool>([name](const Tensor&, const Tensor& x, const IntArrayRef& dims, const bool& keep) {
-    std::vector<I> d = dims.vec();
-    return TracedOp{name, {x}, "dims=" + ints(d) + ", keepdim=" + (keep ? "true" : "false"), {},
-                    [d, keep](const std::vector<Tensor>& t) {
-                      return std::vector<Tensor>{Mean ? t[0].mean(d, keep) : t[0].sum(d, keep)};
-                    }};
-  });
-}
-
-const std::unordered_map<std::string, Row>& op_table() {
-  static const std::unordered_map<std::string, Row> table = [] {
-    std::unordered_map<std::string, Row> t;
-    t.emplace("add", binary_alpha("add", &kindling::add));
-    t.emplace("sub", binary_alpha("sub", &kindling::sub));
-    t.emplace("mul", binary("mul", &kindling::mul));
-    t.emplace("div", binary("div", &kindling::div));
-    t.emplace("maximum", binary("maximum", &kindling::maximum));
-    t.emplace("minimum", binary("minimum", &kindling::minimum));
-    t.emplace("mm", binary("mm", &kindling::mm));
-    t.emplace("bmm", binary("bmm", &kindling::bmm));
-    t.emplace("mv", binary("mv", &kindling::mv));
-    t.emplace("dot", binary("dot", &kindling::dot));
-    t.emplace("relu", unary("relu", &kindling::relu));
-    t.emplace("exp", unary("exp", &kindling::exp));
-    t.emplace("log", unary("log", &kindling::log));
-    t.emplace("tanh", unary("tanh", &kindling::tanh));
-    t.emplace("sigmoid", unary("sigmoid", &kindling::sigmoid));
-    t.emplace("sqrt", unary("sqrt", &kindling::sqrt));
-    t.emplace("neg", unary("neg", &kindling::neg));
-    t.emplace("abs", unary("abs", &kindling::abs));
-    t.emplace("reciprocal", unary("reciprocal", &kindling::reciprocal));
-    t.emplace("sin", unary("sin", &kindling::sin));
-    t.emplace("cos", unary("cos", &kindling::cos));
-    t.emplace("erf", unary("erf", &kindling::erf));
-    t.emplace("rsub", typed<Tensor, Scalar, Scalar>([](const Tensor&, const Tensor& x, const Scalar& other, const Scalar& alpha) {
-      return TracedOp{"rsub", {x}, "other=" + num(other.to_double()) + ", alpha=" + num(alpha.to_double()),
-                      {other.to_double(), alpha.to_double()}, [other, alpha](const std::vector<Tensor>& t) {
-                        return std::vector<Tensor>{kindling::rsub(t[0], other, alpha)};
-                      }};
-    }));
-    t.emplace("pow_scalar", typed<Tensor, Scalar>([](const Tensor&, const Tensor& x, const Scalar& e) {
-      return TracedOp{"pow_scalar", {x}, "exponent=" + num(e.to_double()), {e.to_double()},
-                      [e](const std::vector<Tensor>& t) { return std::vector<Tensor>{kindling::pow(t[0], e)}; }};
-    }));
-    t.emplace("clamp", typed<Tensor, std::optional<Scalar>, std::optional<Scalar>>(
-                           [](const Tensor&, const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
-                             std::string a = (lo ? "min=" + num(lo->to_double()) : "") + (lo && hi ? ", " : "") +
-                                             (hi ? "max=" + num(hi->to_double()) : "");
-                             return TracedOp{"clamp", {x}, a,
-                                             {lo ? 1.0 : 0.0, lo ? lo->to_double() : 0.0, hi ? 1.0 : 0.0, hi ? hi->to_double() : 0.0},
-                                             [lo, hi](const std::vector<Tensor>& t) {
-                                               return std::vector<Tensor>{kindling::clamp(t[0], lo, hi)};
-                                             }};
-                           }));
-    t.emplace("addmm", typed<Tensor, Tensor, Tensor, Scalar, Scalar>(
-                           [](const Tensor&, const Tensor& bias, const Tensor& a, const Tensor& b, const Scalar& beta,
-                              const Scalar& alpha) {
-                             return TracedOp{"addmm", {bias, a, b}, "beta=" + num(beta.to_double()) + ", alpha=" + num(alpha.to_double()),
-                                             {beta.to_double(), alpha.to_double()}, [beta, alpha](const std::vector<Tensor>& t) {
-                                               return std::vector<Tensor>{kindling::addmm(t[0], t[1], t[2], beta, alpha)};
-                                             }};
-                           }));
-    auto reshape_to = [](const Tensor& x, const std::vector<I>& s) { return x.reshape(Shape(s.begin(), s.end())); };
-    for (const char* k : {"view", "reshape_alias", "unsafe_view"}) t.emplace(k, shaped("reshape", reshape_to));
-    t.emplace("permute", shaped("permute", [](const Tensor& x, const std::vector<I>& d) { return x.permute(d); }));
-    t.emplace("expand", typed<Tensor, IntArrayRef>([](const Tensor& out, const Tensor& x, const IntArrayRef&) {
-      const Shape s = out.shape();
-      return TracedOp{"expand", {x}, shape_str(s), {}, [s](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0].expand(s)}; }};
-    }));
-    t.emplace("clone", unary("clone", [](const Tensor& x) { return x.clone(); }));
-    t.emplace("alias", unary("alias", [](const Tensor& x) { return x.view(x.shape()); }));
-    t.emplace("t", unary("t", [](const Tensor& x) { return x.t(); }));
-    t.emplace("squeeze", unary("squeeze", [](const Tensor& x) { return x.squeeze(); }));
-    t.emplace("sum", unary("sum", [](const Tensor& x) { return x.sum(); }));
-    t.emplace("mean", unary("mean", [](const Tensor& x) { return x.mean(); }));
-    t.emplace("transpose", typed<Tensor, I, I>([](const Tensor&, const Tensor& x, const I& d0, const I& d1) {
-      return TracedOp{"transpose", {x}, "dims=" + ints({d0, d1}), {},
-                      [d0, d1](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0].transpose(d0, d1)}; }};
-    }));
-    t.emplace("unsqueeze", one_int("unsqueeze", [](const Tensor& x, I d) { return x.unsqueeze(d); }));
-    t.emplace("squeeze_dim", one_int("squeeze", [](const Tensor& x, I d) { return x.squeeze(d); }));
-    t.emplace("softmax", one_int("softmax", [](const Tensor& x, I d) { return kindling::softmax(x, d); }));
-    t.emplace("log_softmax", one_int("log_softmax", [](const Tensor& x, I d) { return kindling::log_softmax(x, d); }));
-    t.emplace("sum_dim", reduce_dims<false>("sum"));
-    t.emplace("mean_dim", reduce_dims<true>("mean"));
-    t.emplace("to_dtype", typed<Tensor>([](const Tensor& out, const Tensor& x) {
-      const DType dt = out.dtype();
-      return TracedOp{"to", {x}, dtype_name(dt), {}, [dt](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0].to(dt)}; }};
-    }));
-    t.emplace("where", typed<Tensor, Tensor, Tensor>([](const Tensor&, const Tensor& c, const Tensor& a, const Tensor& b) {
-      return TracedOp{"where", {c, a, b}, "", {},
-                      [](const std::vector<Tensor>& v) { return std::vector<Tensor>{kindling::where(v[0], v[1], v[2])}; }};
-    }));
-    t.emplace("cat", typed<std::vector<Tensor>, I>([](const Tensor&, const std::vector<Tensor>& xs, const I& d) {
-      return TracedOp{"cat", xs, "dim=" + std::to_string(d), {},
-                      [d](const std::vector<Tensor>& v) { return std::vector<Tensor>{kindling::cat(v, d)}; }};
-    }));
-    return t;
-  }();
-  return table;
-}
-
-/// The Functions the tracer knows (autograd::FunctionCall): the functional activations.
-std::optional<TracedOp> read_function(const autograd::FunctionCall& call) {
-  namespace F = nn::functional;
-  const std::string name = call.name;
-  auto is = [&]<class... A>() { return call.signature == kindling::detail::type_id<kindling::detail::Signature<A...>>(); };
-  auto args = [&]<class... A>() -> const std::tuple<const A&...>& { return *static_cast<const std::tuple<const A&...>*>(call.args); };
-  if (name == "GeluBackward0" && is.template operator()<Tensor, bool>()) {
-    const bool tanh_form = std::get<1>(args.template operator()<Tensor, bool>());
-    return TracedOp{"gelu", {call.tensor_inputs[0]}, tanh_form ? "approximate=tanh" : "", {tanh_form ? 1.0 : 0.0},
-                    [tanh_form](const std::vector<Tensor>& v) {
-                      return std::vector<Tensor>{F::gelu(v[0], tanh_form ? "tanh" : "none")};
-                    }};
-  }
-  if (name == "SiluBackward0" && is.template operator()<Tensor>()) {
-    return TracedOp{"silu", {call.tensor_inputs[0]}, "", {}, [](const std::vector<Tensor>& v) { return std::vector<Tensor>{F::silu(v[0])}; }};
-  }
-  if (name == "LeakyReluBackward0" && is.template operator()<Tensor, double>()) {
-    const double slope = std::get<1>(args.template operator()<Tensor, double>());
-    return TracedOp{"leaky_relu", {call.tensor_inputs[0]}, "negative_slope=" + num(slope), {slope},
-                    [slope](const std::vector<Tensor>& v) { return std::vector<Tensor>{F::leaky_relu(v[0], slope)}; }};
-  }
-  return std::nullopt;
-}
 
 // ---- the tracer -------------------------------------------------------------------------------------
 
@@ -341,9 +147,10 @@ struct Tracer {
     const auto node_name = kindling::detail::node_name_fn();
     const std::string made_by = node_name ? node_name(t) : std::string();
     why = "reads a tensor of shape " + shape_str(t.shape()) + " made by " +
-          (made_by.empty() ? std::string("an op autograd did not record (integer ops, comparisons, item(), a tensor "
-                                         "created inside forward)")
-                           : made_by + ", which the compiler's IR does not capture");
+          (made_by.empty()
+               ? std::string("an op autograd did not record (integer ops, comparisons, item(), a tensor "
+                             "created inside forward)")
+               : made_by + ", which the compiler's IR does not capture");
     return -1;
   }
   void graph_break(const std::string& why) {
@@ -378,8 +185,9 @@ struct Tracer {
     const int in = value(f.input, why);
     if (in < 0) return graph_break(f.path + "'s input " + why);
     nn::Module* m = f.module;
-    Node n{"module", {in}, {}, m->type_name(), {},
-           [m](const std::vector<Tensor>& v) { return std::vector<Tensor>{(*m)(v[0])}; }};
+    Node n{"module", {in},
+           {},       m->type_name(),
+           {},       [m](const std::vector<Tensor>& v) { return std::vector<Tensor>{(*m)(v[0])}; }};
     n.origin = (f.path.empty() ? m->type_name() : f.path) + ": " + f.broken;
     n.graph_break = true;
     n.outputs.push_back(add(out, ValueKind::Intermediate, "", static_cast<int>(g.nodes.size())));
@@ -389,27 +197,20 @@ struct Tracer {
 
 thread_local Tracer* t_tracer = nullptr;
 std::atomic<kindling::detail::Recorder> g_autograd_recorder{nullptr};
-std::mutex g_trace_mutex;  // the recorder is process-wide: one trace at a time
 
 void trace_record(const RecordedOp& op) {
   g_autograd_recorder.load()(op);  // autograd first: the outputs get their grad_fn
   Tracer* t = t_tracer;
   if (!t) return;
-  const auto& table = op_table();
-  auto it = table.find(op.key);
-  if (it == table.end() || op.num_outputs != 1) {
-    return t->graph_break(std::string("op '") + op.key + "' has no node in the compiler's IR");
-  }
-  if (it->second.signature != op.signature) {
-    return t->graph_break(std::string("op '") + op.key + "' was recorded as (" + std::string(op.signature_name) + ")");
-  }
-  t->add_node(it->second.read(op.args, op.outputs[0]), op.outputs[0]);
+  std::string why;
+  if (auto traced = detail::read_recorded(op, why)) return t->add_node(std::move(*traced), op.outputs[0]);
+  t->graph_break(why);
 }
 
 void trace_function(const autograd::FunctionCall& call) {
   Tracer* t = t_tracer;
   if (!t) return;
-  if (auto op = read_function(call)) return t->add_node(std::move(*op), call.output);
+  if (auto op = detail::read_function(call)) return t->add_node(std::move(*op), call.output);
   t->graph_break(std::string(call.name) + " (a Function the compiler's IR does not capture)");
 }
 
@@ -417,9 +218,11 @@ void trace_function(const autograd::FunctionCall& call) {
 
 Graph trace(nn::Module& model, const Tensor& example_input) {
   if (!example_input.defined()) throw Error("kd::compile: the input is undefined");
-  if (!example_input.device().is_cpu()) throw Error("kd::compile: the input is on " + example_input.device().str() + ". Hint: .cpu()");
-  if (t_tracer) throw Error("kd::compile: a forward traced by kd::compile called kd::compile again");
-  std::unique_lock<std::mutex> lock(g_trace_mutex);
+  if (!example_input.device().is_cpu())
+    throw Error("kd::compile: the input is on " + example_input.device().str() + ". Hint: .cpu()");
+  // One trace at a time in the process, kd::compile's or the ONNX exporter's (trace_lock.hpp).
+  detail::TraceLock lock("kd::compile: a forward being traced (by kd::compile or an ONNX export) called "
+                         "kd::compile again");
   Tracer tracer;
   // The traced input: a view of the caller's tensor (same strides: the kernels are generated for
   // them) that requires grad, so that every op downstream of it is recorded.
@@ -454,7 +257,8 @@ Graph trace(nn::Module& model, const Tensor& example_input) {
   try {
     for (Tensor& p : frozen) p.requires_grad_(true);
     g_autograd_recorder.store(kindling::detail::recorder());
-    if (!g_autograd_recorder.load()) throw Error("kd::compile: autograd is not installed (link kindling_autograd)");
+    if (!g_autograd_recorder.load())
+      throw Error("kd::compile: autograd is not installed (link kindling_autograd)");
     for (auto& [path, m] : model.named_modules()) {
       const std::string p = path;
       hooks.push_back(m->register_forward_pre_hook([&tracer, p](nn::Module& mod, const Tensor& in) {
@@ -476,7 +280,8 @@ Graph trace(nn::Module& model, const Tensor& example_input) {
     throw;
   }
   restore();
-  if (!out.defined()) throw Error("kd::compile: " + model.type_name() + "'s forward returned an undefined tensor");
+  if (!out.defined())
+    throw Error("kd::compile: " + model.type_name() + "'s forward returned an undefined tensor");
   std::string why;
   const int out_id = tracer.value(out, why);
   if (out_id < 0) throw Error("kd::compile: the output " + why);

@@ -18,7 +18,8 @@ bool accepts(const Kernel& k, const std::vector<Tensor>& ins) {
   for (std::size_t i = 0; i < ins.size(); ++i) {
     if (k.arg[i] < 0) continue;
     const Tensor& t = ins[i];
-    if (t.dtype() != kFloat32 || !t.device().is_cpu() || t.shape() != k.in_shapes[i] || t.strides() != k.in_strides[i]) {
+    if (t.dtype() != kFloat32 || !t.device().is_cpu() || t.shape() != k.in_shapes[i] ||
+        t.strides() != k.in_strides[i]) {
       return false;
     }
   }
@@ -26,7 +27,8 @@ bool accepts(const Kernel& k, const std::vector<Tensor>& ins) {
 }
 
 /// Runs `k`; `inplace` >= 0: its one output is written over input `inplace` (a GEMM's result).
-std::vector<Tensor> launch(const Kernel& k, std::size_t num_outputs, const std::vector<Tensor>& ins, int inplace = -1) {
+std::vector<Tensor> launch(const Kernel& k, std::size_t num_outputs, const std::vector<Tensor>& ins,
+                           int inplace = -1) {
   std::vector<Tensor> outs;
   std::vector<float*> out_ptrs;
   for (std::size_t o = 0; o < num_outputs; ++o) {
@@ -44,18 +46,18 @@ std::vector<Tensor> launch(const Kernel& k, std::size_t num_outputs, const std::
 ///
 /// Its backward is the *eager backward of the region's ops*, not generated code: it recomputes the
 /// region's ops eagerly from the saved inputs with grad mode on, and backpropagates through them
-/// (activation checkpointing, kd::utils::checkpoint, does the same: a reentrant backward). So the gradients are eager's by
-/// construction, and the forward saves only the region's inputs, never its intermediates. The price
-/// is the forward's ops run a second time in backward. Generating the backward kernel too (as
-/// Inductor does, from AOTAutograd's joint graph) would be the next step.
+/// (activation checkpointing, kd::utils::checkpoint, does the same: a reentrant backward). So the gradients
+/// are eager's by construction, and the forward saves only the region's inputs, never its intermediates. The
+/// price is the forward's ops run a second time in backward. Generating the backward kernel too (as Inductor
+/// does, from AOTAutograd's joint graph) would be the next step.
 struct FusedRegion : autograd::Function<FusedRegion> {
   static constexpr const char* name = "CompiledFusedBackward";
   static constexpr bool once_differentiable = true;  // the backward's own graph is not kept
   std::shared_ptr<const Graph> graph;
   std::size_t index = 0;
 
-  std::vector<Tensor> forward(autograd::Context& ctx, const std::vector<Tensor>& ins, const std::shared_ptr<const Graph>& g,
-                              const std::size_t& node) {
+  std::vector<Tensor> forward(autograd::Context& ctx, const std::vector<Tensor>& ins,
+                              const std::shared_ptr<const Graph>& g, const std::size_t& node) {
     graph = g;
     index = node;
     ctx.save_for_backward(std::span<const Tensor>(ins));
@@ -92,7 +94,8 @@ struct FusedRegion : autograd::Function<FusedRegion> {
     std::vector<Tensor> g;
     if (!outs.empty() && !wanted.empty()) {
       autograd::detail::ReentrantBackwardGuard reentrant;  // as kd::utils::checkpoint does
-      g = autograd::grad(outs, wanted, grad_outs, autograd::GradOptions{.retain_graph = false, .allow_unused = true});
+      g = autograd::grad(outs, wanted, grad_outs,
+                         autograd::GradOptions{.retain_graph = false, .allow_unused = true});
     }
     autograd::Grads result;
     for (std::size_t i = 0; i < saved.size(); ++i)
@@ -106,11 +109,13 @@ struct FusedRegion : autograd::Function<FusedRegion> {
 std::vector<Tensor> run(const std::shared_ptr<const Graph>& graph, const std::vector<Tensor>& inputs) {
   const Graph& g = *graph;
   if (inputs.size() != g.inputs.size()) {
-    throw Error("kd::compile: the graph takes " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+    throw Error("kd::compile: the graph takes " + std::to_string(g.inputs.size()) + " inputs, got " +
+                std::to_string(inputs.size()));
   }
   std::vector<Tensor> env(g.values.size());
   for (std::size_t i = 0; i < g.values.size(); ++i)
-    if (g.values[i].kind == ValueKind::Parameter || g.values[i].kind == ValueKind::Constant) env[i] = g.values[i].tensor;
+    if (g.values[i].kind == ValueKind::Parameter || g.values[i].kind == ValueKind::Constant)
+      env[i] = g.values[i].tensor;
   for (std::size_t i = 0; i < inputs.size(); ++i) env[at(g.inputs[i])] = inputs[i];
   // Each intermediate is dropped after its last reader, as an eager forward drops its temporaries.
   std::vector<int> last(g.values.size(), -1);
@@ -125,7 +130,8 @@ std::vector<Tensor> run(const std::shared_ptr<const Graph>& graph, const std::ve
     if (!n.kernel || !accepts(*n.kernel, ins)) {
       outs = n.eager(ins);
     } else if (n.inplace_input >= 0 && !(is_grad_enabled() && kindling::detail::requires_grad(ins)) &&
-               ins[at(n.inplace_input)].is_contiguous() && ins[at(n.inplace_input)].shape() == n.kernel->shape &&
+               ins[at(n.inplace_input)].is_contiguous() &&
+               ins[at(n.inplace_input)].shape() == n.kernel->shape &&
                ins[at(n.inplace_input)].dtype() == kFloat32 && !ins[at(n.inplace_input)].requires_grad()) {
       outs = launch(*n.kernel, 1, ins, n.inplace_input);  // the GEMM's buffer, read only here, is reused
     } else {
@@ -133,7 +139,8 @@ std::vector<Tensor> run(const std::shared_ptr<const Graph>& graph, const std::ve
     }
     for (std::size_t k = 0; k < n.outputs.size(); ++k) env[at(n.outputs[k])] = std::move(outs[k]);
     for (int v : n.inputs)
-      if (last[at(v)] == static_cast<int>(i) && g.values[at(v)].kind == ValueKind::Intermediate) env[at(v)] = Tensor();
+      if (last[at(v)] == static_cast<int>(i) && g.values[at(v)].kind == ValueKind::Intermediate)
+        env[at(v)] = Tensor();
   }
   std::vector<Tensor> result;
   for (int o : g.outputs) result.push_back(env[at(o)]);
@@ -158,7 +165,8 @@ struct CompiledModule::Impl {
   /// The guard key: everything a trace depends on besides the parameters' values.
   std::string key(const Tensor& x) const {
     std::ostringstream os;
-    os << dtype_name(x.dtype()) << shape_str(x.shape()) << shape_str(x.strides()) << " grad=" << is_grad_enabled() << " train=";
+    os << dtype_name(x.dtype()) << shape_str(x.shape()) << shape_str(x.strides())
+       << " grad=" << is_grad_enabled() << " train=";
     for (const nn::Module* m : model.modules()) os << m->is_training();
     os << " requires_grad=";
     for (const Tensor& p : model.parameters()) os << p.requires_grad();
@@ -176,7 +184,8 @@ struct CompiledModule::Impl {
     ++stats.traces;
     std::ostringstream os;
     if (options.explain) {
-      os << "== kd::compile: new graph for guard key " << guard << "\n== traced (" << g.nodes.size() << " nodes)\n"
+      os << "== kd::compile: new graph for guard key " << guard << "\n== traced (" << g.nodes.size()
+         << " nodes)\n"
          << g.str();
     }
     const int dead = eliminate_dead_code(g);
@@ -190,7 +199,8 @@ struct CompiledModule::Impl {
       const int fused = fuse_elementwise(g);
       if (options.explain) os << "== fuse_elementwise: " << fused << " fused nodes\n" << g.str();
       const int epilogues = fuse_epilogues(g);
-      if (options.explain) os << "== fuse_epilogues: " << epilogues << " fused nodes run in place over a GEMM's result\n";
+      if (options.explain)
+        os << "== fuse_epilogues: " << epilogues << " fused nodes run in place over a GEMM's result\n";
     }
     Entry e;
     e.source = generate_cpp(g);
@@ -205,7 +215,8 @@ struct CompiledModule::Impl {
       os << "== intermediate bytes not written: " << detail::bytes_avoided(g) << "\n";
     }
     note(os.str());
-    for (int v : g.folded_reads) e.versions.emplace_back(g.values[at(v)].tensor, g.values[at(v)].tensor.version());
+    for (int v : g.folded_reads)
+      e.versions.emplace_back(g.values[at(v)].tensor, g.values[at(v)].tensor.version());
     e.graph = std::make_shared<const Graph>(std::move(g));
     return e;
   }
@@ -235,7 +246,9 @@ Tensor CompiledModule::forward(const Tensor& input) {
 
 std::string CompiledModule::explain() const { return impl_->explain; }
 std::string CompiledModule::source() const { return impl_->last ? impl_->last->source : std::string(); }
-std::shared_ptr<const Graph> CompiledModule::graph() const { return impl_->last ? impl_->last->graph : nullptr; }
+std::shared_ptr<const Graph> CompiledModule::graph() const {
+  return impl_->last ? impl_->last->graph : nullptr;
+}
 const CompileStats& CompiledModule::stats() const { return impl_->stats; }
 
 std::shared_ptr<CompiledModule> compile(nn::Module& model, CompileOptions options) {

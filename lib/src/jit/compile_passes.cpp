@@ -31,7 +31,8 @@ std::vector<Node> topological(std::vector<Node> nodes, const Graph& g) {
     bool progress = false;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       if (done[i]) continue;
-      if (!std::all_of(nodes[i].inputs.begin(), nodes[i].inputs.end(), [&](int v) { return ready[at(v)]; })) continue;
+      if (!std::all_of(nodes[i].inputs.begin(), nodes[i].inputs.end(), [&](int v) { return ready[at(v)]; }))
+        continue;
       for (int o : nodes[i].outputs) ready[at(o)] = true;
       out.push_back(std::move(nodes[i]));
       done[i] = true;
@@ -51,7 +52,8 @@ std::vector<Tensor> run_body(const std::vector<Node>& body, const std::vector<in
   auto find = [&](int id) -> const Tensor& {
     for (const auto& [v, t] : env)
       if (v == id) return t;
-    throw Error("kd::compile: internal error: value %" + std::to_string(id) + " is not computed in its fused node");
+    throw Error("kd::compile: internal error: value %" + std::to_string(id) +
+                " is not computed in its fused node");
   };
   for (const Node& n : body) {
     std::vector<Tensor> in;
@@ -123,7 +125,8 @@ int fold_constants(Graph& g) {
   int folded = 0;
   for (Node& n : g.nodes) {
     // A module node may hold state or randomness (Dropout): it always runs.
-    const bool foldable = n.op != "module" && !n.inputs.empty() && std::all_of(n.inputs.begin(), n.inputs.end(), constant);
+    const bool foldable =
+        n.op != "module" && !n.inputs.empty() && std::all_of(n.inputs.begin(), n.inputs.end(), constant);
     if (!foldable) {
       kept.push_back(std::move(n));
       continue;
@@ -170,8 +173,8 @@ bool is_elementwise(const Graph& g, const Node& n) {
 
 int fuse_elementwise(Graph& g) {
   const std::size_t n = g.nodes.size();
-  std::vector<int> region(n, -1);       // the region a node belongs to (its id), or -1
-  std::vector<std::set<int>> members;   // by region id
+  std::vector<int> region(n, -1);      // the region a node belongs to (its id), or -1
+  std::vector<std::set<int>> members;  // by region id
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     if (!is_elementwise(g, node)) continue;
@@ -228,7 +231,8 @@ int fuse_elementwise(Graph& g) {
     for (int m : members[at(r)]) {
       Node& b = g.nodes[at(m)];
       for (int v : b.inputs)
-        if (!made.count(v) && std::find(f.inputs.begin(), f.inputs.end(), v) == f.inputs.end()) f.inputs.push_back(v);
+        if (!made.count(v) && std::find(f.inputs.begin(), f.inputs.end(), v) == f.inputs.end())
+          f.inputs.push_back(v);
       for (int o : b.outputs) {
         made.insert(o);
         if (readers_outside[at(o)] > 0) f.outputs.push_back(o);

@@ -12,6 +12,7 @@
 #include "kindling/nn/module.hpp"
 #include "kindling/version.hpp"
 #include "onnx_export.hpp"
+#include "trace_lock.hpp"
 #include "tensor/file_io.hpp"
 
 namespace kindling::onnx {
@@ -173,7 +174,6 @@ struct Tracer {
 };
 thread_local Tracer* t_tracer = nullptr;
 std::atomic<kindling::detail::Recorder> g_autograd_recorder{nullptr};
-std::mutex g_export_mutex;  // one export at a time: the recorder is process-wide
 
 void trace_record(const kindling::detail::RecordedOp& op) {
   g_autograd_recorder.load()(op);  // autograd first: the outputs get their grad_fn
@@ -191,9 +191,6 @@ void trace_function(const autograd::FunctionCall& call) {
 class TraceScope {
  public:
   TraceScope(nn::Module& model, Tracer& tracer) {
-    // Checked before the lock: a forward that exports again on this thread would wait for itself.
-    if (t_tracer) export_fail("export_model called while another export traces on this thread");
-    lock_.lock();
     g_autograd_recorder.store(kindling::detail::recorder());
     if (!g_autograd_recorder.load()) export_fail("autograd is not installed (link kindling_autograd)");
     kindling::detail::set_recorder(&trace_record);
@@ -232,7 +229,9 @@ class TraceScope {
     autograd::set_function_observer(nullptr);
     kindling::detail::set_recorder(g_autograd_recorder.load());
   }
-  std::unique_lock<std::mutex> lock_{g_export_mutex, std::defer_lock};
+  // Taken first (members before the body): one trace at a time, an export's or kd::compile's.
+  jit::detail::TraceLock lock_{
+      "onnx export: export_model called while another export traces on this thread (or kd::compile)"};
   std::vector<autograd::RemovableHandle> handles_;
 };
 
