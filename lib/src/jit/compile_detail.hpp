@@ -58,8 +58,6 @@ bool known_pointwise(const std::string& op);
 std::string pointwise_expr(const Node& n, const std::vector<std::string>& args);
 /// The symbol generate_cpp gives fused node `index` of g.nodes.
 std::string kernel_symbol(std::size_t index);
-/// Bytes the fused nodes do not write: their values that never leave the region.
-std::int64_t bytes_avoided(const Graph& g);
 
 /// The cache folder CompileOptions asks for (created if missing).
 std::filesystem::path cache_dir(const CompileOptions& options);

@@ -212,7 +212,7 @@ struct CompiledModule::Impl {
       for (const Node& n : g.nodes)
         if (n.graph_break) os << "  eager module " << n.origin << "\n";
       os << "== kernels: " << before << " before fusion, " << g.num_kernels() << " after\n";
-      os << "== intermediate bytes not written: " << detail::bytes_avoided(g) << "\n";
+      os << "== intermediate bytes not written: " << bytes_avoided(g) << "\n";
     }
     note(os.str());
     for (int v : g.folded_reads)

@@ -275,8 +275,6 @@ int fuse_epilogues(Graph& g) {
   return count;
 }
 
-namespace detail {
-
 std::int64_t bytes_avoided(const Graph& g) {
   std::int64_t bytes = 0;
   for (const Node& n : g.nodes) {
@@ -291,5 +289,4 @@ std::int64_t bytes_avoided(const Graph& g) {
   return bytes;
 }
 
-}  // namespace detail
 }  // namespace kindling::jit

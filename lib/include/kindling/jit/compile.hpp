@@ -48,9 +48,9 @@ struct Value {
   Shape shape;
   Strides strides;  ///< as traced (element strides); the kernels are generated for these
   DType dtype = kFloat32;
-  std::string name;      ///< "input", "fc1.weight", or empty (printed as %id)
-  Tensor tensor;         ///< Parameter and Constant: the tensor itself; otherwise undefined
-  int producer = -1;     ///< the node that makes it (index into Graph::nodes), or -1
+  std::string name;            ///< "input", "fc1.weight", or empty (printed as %id)
+  Tensor tensor;               ///< Parameter and Constant: the tensor itself; otherwise undefined
+  int producer = -1;           ///< the node that makes it (index into Graph::nodes), or -1
   bool requires_grad = false;  ///< a Parameter that trains (never folded)
 };
 
@@ -68,11 +68,11 @@ struct Node {
   std::string attrs;            ///< the non-tensor arguments, printable ("alpha=1")
   std::vector<double> scalars;  ///< the same, as numbers the code generator reads
   EagerFn eager;
-  std::string origin;           ///< "module": the module's path and type; a break: why
-  bool graph_break = false;     ///< a module run whole because the trace met an op it cannot capture
-  std::vector<Node> body;       ///< "fused": the elementwise nodes it stands for, in order
+  std::string origin;                    ///< "module": the module's path and type; a break: why
+  bool graph_break = false;              ///< a module run whole because the trace met an op it cannot capture
+  std::vector<Node> body;                ///< "fused": the elementwise nodes it stands for, in order
   std::shared_ptr<const Kernel> kernel;  ///< "fused", after compile_kernels
-  int inplace_input = -1;       ///< "fused": an input (position) whose buffer the kernel may overwrite
+  int inplace_input = -1;  ///< "fused": an input (position) whose buffer the kernel may overwrite
 };
 
 /// The IR: values and nodes in topological order (every node's inputs come before it).
@@ -120,6 +120,10 @@ int fuse_elementwise(Graph& g);
 /// goes further and applies the epilogue inside its own GEMM template's tiles. Returns the count.
 int fuse_epilogues(Graph& g);
 
+/// Bytes of intermediate results the fused nodes never write to memory (the values that stay inside a
+/// region): each would have been written by one eager kernel and read back by the next.
+std::int64_t bytes_avoided(const Graph& g);
+
 /// How to generate and build the kernels.
 struct CompileOptions {
   /// Print the IR before and after each pass, the graph breaks, the kernel counts and the bytes the
@@ -134,16 +138,17 @@ struct CompileOptions {
   /// The C++ compiler (default: the one that built Kindling), its flags, and the libraries the
   /// kernels link (after the source): glibc's vector math library, libmvec (see compile_codegen.cpp).
   std::string compiler;
-  std::vector<std::string> flags{"-O3", "-march=native", "-fno-math-errno", "-fopenmp-simd", "-fPIC", "-shared"};
+  std::vector<std::string> flags{"-O3",           "-march=native", "-fno-math-errno",
+                                 "-fopenmp-simd", "-fPIC",         "-shared"};
   std::vector<std::string> libs{"-lmvec"};
 };
 
 /// What compile_kernels did (the compiled module sums it over its graphs).
 struct CompileStats {
-  int compiled = 0;     ///< compiler runs (a cold cache)
-  int cache_hits = 0;   ///< libraries loaded from the cache after their hash checked out
-  int rejected = 0;     ///< cache entries whose hash did not match: rebuilt, never loaded
-  int traces = 0;       ///< graphs traced (one per guard key)
+  int compiled = 0;    ///< compiler runs (a cold cache)
+  int cache_hits = 0;  ///< libraries loaded from the cache after their hash checked out
+  int rejected = 0;    ///< cache entries whose hash did not match: rebuilt, never loaded
+  int traces = 0;      ///< graphs traced (one per guard key)
   double compile_seconds = 0;
 };
 
