@@ -116,8 +116,9 @@ int fuse_elementwise(Graph& g);
 /// Epilogues: a fused node that is the only reader of a GEMM's result (addmm, mm: what Linear
 /// computes) of its own shape runs in place over that result, so the GEMM's output buffer is its
 /// output buffer and the epilogue allocates nothing (when no gradient is needed: autograd keeps
-/// the GEMM's result for the fused node's backward). The GEMM itself stays OpenBLAS's; Inductor
-/// goes further and applies the epilogue inside its own GEMM template's tiles. Returns the count.
+/// the GEMM's result for the fused node's backward). The GEMM itself stays the library's (oneDNN's or
+/// OpenBLAS's sgemm, gemm.cpp); Inductor goes further and applies the epilogue inside its own GEMM
+/// template's tiles. Returns the count.
 int fuse_epilogues(Graph& g);
 
 /// Bytes of intermediate results the fused nodes never write to memory (the values that stay inside a
