@@ -2,8 +2,9 @@
 // 3 blocks of  x -> LayerNorm(x + GELU(Linear(x)) * gamma),  x: [256, 512], 1 thread. Compiled
 // against eager Kindling (in this process) and against PyTorch 1.13 eager (bench/peers/p9_mlp_pytorch.py:
 // Debian's PyTorch 1.13 has no torch.compile, so eager is its best), the forward and an SGD training
-// step. All sides start from the same weights (formulas below and in the peer), and their forwards
-// must agree before anything is timed.
+// step (a fused region's backward generated too, and, on a line of its own, its eager ops recomputed
+// instead). All sides start from the same weights (formulas below and in the peer), and their
+// forwards must agree before anything is timed.
 //
 // What compiling changes here: GELU, the scale by gamma and the residual add run as one generated
 // loop instead of three kernels (two intermediates of [256, 512] float32 never written); LayerNorm
@@ -143,18 +144,24 @@ int main(int argc, char** argv) {
       sgd.step();
     }
   };
-  // Compiled against eager, in this process.
+  // Compiled against eager, in this process; the training step with each of the fused regions'
+  // backwards (compile_module.cpp): generated, and the eager ops recomputed.
+  auto fast_eager_backward = kd::compile(model, {.generate_backward = false, .cache_dir = cache});
   const std::string what = " (3 blocks Linear-GELU-scale-residual-LayerNorm, batch 256x512, 1 thread)";
-  for (const bool training : {false, true}) {
-    auto paired = bench::interleave_local([&] { training ? train(*fast) : forward(*fast); },
+  for (const int variant : {0, 1, 2}) {
+    const bool training = variant > 0;
+    kd::nn::Module& compiled = variant == 2 ? static_cast<kd::nn::Module&>(*fast_eager_backward) : *fast;
+    auto paired = bench::interleave_local([&] { training ? train(compiled) : forward(compiled); },
                                           [&] { training ? train(model) : forward(model); }, reps);
     if (!paired) return 1;
     bench::Sides sides;
     sides.units = per_rep;
     sides.unit = training ? "step" : "forward";
-    bench::report_paired("P9", std::string(training ? "compiled MLP train step" : "compiled MLP forward") +
-                                   " vs eager kindling" + what,
-                         *paired, "kindling-compiled", "kindling-eager", sides);
+    const char* title = variant == 0   ? "compiled MLP forward"
+                        : variant == 1 ? "compiled MLP train step (generated backward)"
+                                       : "compiled MLP train step (eager backward, recomputed)";
+    bench::report_paired("P9", title + std::string(" vs eager kindling") + what, *paired, "kindling-compiled",
+                         "kindling-eager", sides);
   }
   std::printf("  (kernels per forward: %zu eager, %zu compiled; intermediate bytes not written: %lld per forward; "
               "compile: %.2f s cold, %.3f s cached; %d repetitions of %d)\n",

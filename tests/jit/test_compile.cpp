@@ -376,3 +376,36 @@ TEST_CASE("compile: a forward that exports or compiles while it is traced is ref
   kd::onnx::export_model(model, x, onnx_path);
   CHECK(fs::exists(onnx_path));
 }
+
+TEST_CASE("compile: every fused op's generated backward gives eager's gradients, as does the eager backward") {
+  // One region with every elementwise op the generator knows (and operands broadcast over rows and
+  // columns), so that each derivative in compile_derivatives.cpp is checked against autograd's.
+  namespace F = kd::nn::functional;
+  struct AllOps : kd::nn::Module {
+    kd::Tensor row, col;
+    AllOps() {
+      row = register_parameter("row", kd::randn({1, 6}));
+      col = register_parameter("col", kd::randn({5, 1}));
+    }
+    kd::Tensor forward(const kd::Tensor& x) override {
+      const kd::Tensor a = (x * row - col).tanh() + x.sigmoid() * 0.5;       // mul, sub, tanh, sigmoid, add
+      const kd::Tensor b = F::gelu(a) + F::gelu(x, "tanh") + F::silu(a - x);  // both GELUs, SiLU
+      const kd::Tensor c = F::leaky_relu(b, 0.1) + kd::relu(x) - x.abs().neg();
+      const kd::Tensor d = (x.abs() + 1.0).sqrt().log() + x.sin() * x.cos() + x.erf();
+      const kd::Tensor e = (x * x + 0.5).reciprocal() + x.pow(3.0) / (row * row + 1.0) + x.exp() * 0.1;
+      const kd::Tensor f = x.clamp(-0.5, 0.7) + x.clamp(std::nullopt, 0.2) + x.maximum(a) + x.minimum(col);
+      return c + d + e + f + kd::rsub(x, 2.0, 0.5);
+    }
+  };
+  AllOps model;
+  const kd::Tensor x = kd::randn({5, 6});
+  const Result eager = run_with_grads([&](const kd::Tensor& in) { return model(in); }, model, x);
+  for (const bool generated : {true, false}) {
+    INFO("generate_backward = " << generated);
+    TempCache cache(generated ? "allops_gen" : "allops_eager");
+    auto fast = kd::compile(model, {.generate_backward = generated, .cache_dir = cache.dir});
+    check_same(eager, run_with_grads([&](const kd::Tensor& in) { return (*fast)(in); }, model, x));
+    CHECK(count_op(*fast->graph(), "fused") >= 1);
+    CHECK((fast->source().find("_backward(") != std::string::npos) == generated);
+  }
+}

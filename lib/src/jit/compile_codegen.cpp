@@ -125,6 +125,19 @@ static inline float kd_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.7071
 static inline float kd_gelu_tanh(float x) {
   return 0.5f * x * (1.0f + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
 }
+// Their derivatives (the backward kernels): PyTorch's GeluBackward and SiluBackward formulas.
+static inline float kd_gelu_grad(float x) {
+  const float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752440f));
+  return cdf + x * 0.39894228040143267794f * expf(-0.5f * x * x);
+}
+static inline float kd_gelu_tanh_grad(float x) {
+  const float k = 0.79788456080286535588f, inner = k * (x + 0.044715f * x * x * x), t = tanhf(inner);
+  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * k * (1.0f + 3.0f * 0.044715f * x * x);
+}
+static inline float kd_silu_grad(float x) {
+  const float s = kd_sigmoid(x);
+  return s * (1.0f + x * (1.0f - s));
+}
 static inline float kd_max(float a, float b) { return a != a || b != b ? a + b : (a > b ? a : b); }
 static inline float kd_min(float a, float b) { return a != a || b != b ? a + b : (a < b ? a : b); }
 )";
@@ -179,17 +192,30 @@ std::string kernel_symbol(std::size_t index) { return "kd_fused_" + std::to_stri
 
 namespace {
 
-std::string kernel_source(const Graph& g, const Node& n, std::size_t index) {
+/// The forward function of fused node `index` (`backward` false): outs[k] = the region's outputs; or
+/// its backward (`backward` true): gins[i] = the gradient of input i over the loop's whole shape (the
+/// autograd engine sums it to the input's shape where the input broadcast), from the inputs and
+/// gouts[k], the gradients arriving at the outputs (contiguous). The backward computes the region's
+/// values again in registers, then walks the region's ops in reverse (compile_derivatives.cpp).
+std::string kernel_source(const Graph& g, const Node& n, std::size_t index, bool backward) {
   const Plan p = make_plan(g, n);
   std::ostringstream os;
   std::string ops;
   for (const Node& b : n.body) ops += (ops.empty() ? "" : ", ") + b.op;
-  os << "\n// " << detail::ref(g, n.outputs[0]) << " = fused[" << ops << "] : " << shape_str(p.shape) << "\n";
-  os << "extern \"C\" void " << detail::kernel_symbol(index)
-     << "(float* const* outs, const float* const* ins) {\n";
-  // No __restrict: an epilogue writes over its own input (same index, read before written), and
-  // `omp simd` vectorises without the promise.
-  for (std::size_t k = 0; k < n.outputs.size(); ++k) os << "  float* o" << k << " = outs[" << k << "];\n";
+  os << "\n// " << detail::ref(g, n.outputs[0]) << " = fused[" << ops << "] : " << shape_str(p.shape)
+     << (backward ? ", its backward" : "") << "\n";
+  if (backward) {
+    os << "extern \"C\" void " << detail::kernel_symbol(index)
+       << "_backward(float* const* gins, const float* const* ins, const float* const* gouts) {\n";
+    for (std::size_t k = 0; k < n.outputs.size(); ++k)
+      os << "  const float* go" << k << " = gouts[" << k << "];\n";
+  } else {
+    os << "extern \"C\" void " << detail::kernel_symbol(index)
+       << "(float* const* outs, const float* const* ins) {\n";
+    // No __restrict: an epilogue writes over its own input (same index, read before written), and
+    // `omp simd` vectorises without the promise.
+    for (std::size_t k = 0; k < n.outputs.size(); ++k) os << "  float* o" << k << " = outs[" << k << "];\n";
+  }
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
     const std::string v = "v" + std::to_string(n.inputs[i]);
     if (p.arg[i] < 0) {
@@ -197,6 +223,7 @@ std::string kernel_source(const Graph& g, const Node& n, std::size_t index) {
          << ";\n";
     } else {
       os << "  const float* in" << i << " = ins[" << p.arg[i] << "];\n";
+      if (backward) os << "  float* gin" << i << " = gins[" << p.arg[i] << "];\n";
     }
   }
   std::string indent = "  ";
@@ -226,8 +253,34 @@ std::string kernel_source(const Graph& g, const Node& n, std::size_t index) {
     os << indent << "const float v" << b.outputs[0] << " = " << detail::pointwise_expr(b, args) << ";\n";
   }
   const std::string o = offset(p.out);
-  for (std::size_t k = 0; k < n.outputs.size(); ++k)
-    os << indent << "o" << k << "[" << o << "] = v" << n.outputs[k] << ";\n";
+  if (!backward) {
+    for (std::size_t k = 0; k < n.outputs.size(); ++k)
+      os << indent << "o" << k << "[" << o << "] = v" << n.outputs[k] << ";\n";
+  } else {
+    // g<id>: the gradient at value <id>, complete once every reader of it has been walked.
+    for (int v : n.inputs) os << indent << "float g" << v << " = 0.0f;\n";
+    for (const Node& b : n.body) os << indent << "float g" << b.outputs[0] << " = 0.0f;\n";
+    for (std::size_t k = 0; k < n.outputs.size(); ++k)
+      os << indent << "g" << n.outputs[k] << " += go" << k << "[" << o << "];\n";
+    for (std::size_t j = n.body.size(); j-- > 0;) {
+      const Node& b = n.body[j];
+      std::vector<std::string> args;
+      for (int v : b.inputs) args.push_back("v" + std::to_string(v));
+      const std::string out = std::to_string(b.outputs[0]);
+      const std::vector<std::string> terms = detail::pointwise_grads(b, args, "v" + out, "g" + out);
+      for (std::size_t k = 0; k < b.inputs.size() && k < terms.size(); ++k)
+        if (!detail::is_literal(g, b.inputs[k]))
+          os << indent << "g" << b.inputs[k] << " += " << terms[k] << ";\n";
+    }
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+      if (p.arg[i] < 0) continue;
+      // A value listed twice among the inputs gets its gradient once (the engine would add both).
+      bool first = true;
+      for (std::size_t j = 0; j < i; ++j) first = first && n.inputs[j] != n.inputs[i];
+      os << indent << "gin" << i << "[" << o << "] = " << (first ? "g" + std::to_string(n.inputs[i]) : "0.0f")
+         << ";\n";
+    }
+  }
   for (std::size_t d = p.sizes.size(); d-- > 0;) {
     indent.resize(indent.size() - 2);
     os << indent << "}\n";
@@ -238,10 +291,13 @@ std::string kernel_source(const Graph& g, const Node& n, std::size_t index) {
 
 }  // namespace
 
-std::string generate_cpp(const Graph& g) {
+std::string generate_cpp(const Graph& g, bool with_backward) {
   std::string src = kPrelude;
-  for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    if (g.nodes[i].op == "fused") src += kernel_source(g, g.nodes[i], i);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op != "fused") continue;
+    src += kernel_source(g, g.nodes[i], i, false);
+    if (with_backward) src += kernel_source(g, g.nodes[i], i, true);
+  }
   return src;
 }
 
@@ -256,7 +312,7 @@ void compile_kernels(Graph& g, const CompileOptions& options, CompileStats* stat
   }
   if (regions.empty()) return;  // nothing to compile
   const auto start = std::chrono::steady_clock::now();
-  std::shared_ptr<void> lib = detail::build_library(generate_cpp(g), options, stats, regions);
+  std::shared_ptr<void> lib = detail::build_library(generate_cpp(g, options.generate_backward), options, stats, regions);
   if (stats)
     stats->compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -267,6 +323,10 @@ void compile_kernels(Graph& g, const CompileOptions& options, CompileStats* stat
     k->library = lib;
     k->fn = reinterpret_cast<Kernel::Fn>(dlsym(lib.get(), k->name.c_str()));
     if (!k->fn) throw Error("kd::compile: the compiled library has no symbol " + k->name);
+    if (options.generate_backward) {
+      k->backward = reinterpret_cast<Kernel::BackwardFn>(dlsym(lib.get(), (k->name + "_backward").c_str()));
+      if (!k->backward) throw Error("kd::compile: the compiled library has no symbol " + k->name + "_backward");
+    }
     const Plan p = make_plan(g, n);
     k->shape = p.shape;
     k->arg = p.arg;

@@ -4,6 +4,7 @@
 //   compile_ops.cpp      the op table: what each traced op records, and how to run it again;
 //   compile_passes.cpp   dead-code elimination, constant folding, elementwise fusion;
 //   compile_codegen.cpp  C++ for each fused node (one loop, shapes and strides baked in);
+//   compile_derivatives.cpp  the derivative of each elementwise op, for the generated backward;
 //   compile_cache.cpp    the compiler run, the on-disk cache (SHA-256 checked) and dlopen;
 //   compile_module.cpp   running a graph (the fused nodes' autograd node), guards, CompiledModule.
 #include <cstdint>
@@ -25,6 +26,10 @@ struct Kernel {
   using Fn = void (*)(float* const* outs, const float* const* ins);
   std::string name;  // "kd_fused_3": the symbol
   Fn fn = nullptr;
+  /// Its backward (CompileOptions::generate_backward): gins[i] = the gradient of input i over the
+  /// loop's shape, from the inputs and gouts[k], the (contiguous) gradients of the outputs.
+  using BackwardFn = void (*)(float* const* gins, const float* const* ins, const float* const* gouts);
+  BackwardFn backward = nullptr;
   std::shared_ptr<void> library;  // the dlopen handle (closed when the last kernel goes)
   Shape shape;                    // every output's shape (the loop's)
   std::vector<int> arg;           // per node input: its slot in `ins`, or -1 (a literal in the code)
@@ -56,6 +61,10 @@ bool is_literal(const Graph& g, int id);
 /// The elementwise ops the generator knows, and the C++ expression of one (args: C++ expressions).
 bool known_pointwise(const std::string& op);
 std::string pointwise_expr(const Node& n, const std::vector<std::string>& args);
+/// Per operand of elementwise node `n`, the C++ expression its gradient gets from `n`'s result `v`
+/// with gradient `g` (compile_derivatives.cpp).
+std::vector<std::string> pointwise_grads(const Node& n, const std::vector<std::string>& args,
+                                         const std::string& v, const std::string& g);
 /// The symbol generate_cpp gives fused node `index` of g.nodes.
 std::string kernel_symbol(std::size_t index);
 

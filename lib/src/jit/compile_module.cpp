@@ -42,14 +42,15 @@ std::vector<Tensor> launch(const Kernel& k, std::size_t num_outputs, const std::
   return outs;
 }
 
-/// A fused node in a graph that needs gradients: one autograd node for the whole region.
-///
-/// Its backward is the *eager backward of the region's ops*, not generated code: it recomputes the
-/// region's ops eagerly from the saved inputs with grad mode on, and backpropagates through them
-/// (activation checkpointing, kd::utils::checkpoint, does the same: a reentrant backward). So the gradients
-/// are eager's by construction, and the forward saves only the region's inputs, never its intermediates. The
-/// price is the forward's ops run a second time in backward. Generating the backward kernel too (as Inductor
-/// does, from AOTAutograd's joint graph) would be the next step.
+/// A fused node in a graph that needs gradients: one autograd node for the whole region. It saves
+/// only the region's inputs, never its intermediates, and its backward is one of two:
+///  * generated (CompileOptions::generate_backward, the default): the region's backward kernel, one
+///    loop that recomputes the forward's values in registers and applies each op's derivative in
+///    reverse (compile_derivatives.cpp) -- what Inductor gets from AOTAutograd's joint graph;
+///  * eager: the region's ops run again eagerly from the saved inputs with grad mode on, and autograd
+///    backpropagates through them (a reentrant backward, as activation checkpointing,
+///    kd::utils::checkpoint, does). Gradients are eager's by construction; the price is the forward's
+///    ops run a second time, each writing its result. BENCH P9 measures both.
 struct FusedRegion : autograd::Function<FusedRegion> {
   static constexpr const char* name = "CompiledFusedBackward";
   static constexpr bool once_differentiable = true;  // the backward's own graph is not kept
@@ -67,6 +68,41 @@ struct FusedRegion : autograd::Function<FusedRegion> {
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     const Node& n = graph->nodes[index];
+    if (n.kernel->backward) return generated_backward(ctx, grads, n);
+    return eager_backward(ctx, grads, n);
+  }
+
+  /// The generated backward: one loop computes every input's gradient over the region's shape (the
+  /// engine sums it to the input's shape where the input broadcast).
+  autograd::Grads generated_backward(autograd::Context& ctx, const autograd::Grads& grads, const Node& n) {
+    const Kernel& k = *n.kernel;
+    const autograd::Grads saved = ctx.saved_tensors();
+    std::vector<Tensor> gouts;
+    std::vector<const float*> gout_ptrs;
+    for (std::size_t o = 0; o < n.outputs.size(); ++o) {
+      const bool have = o < grads.size() && grads[o].defined();
+      gouts.push_back(have ? grads[o].to(kFloat32).contiguous() : zeros(k.shape, TensorOptions{.dtype = kFloat32}));
+      gout_ptrs.push_back(gouts.back().data_ptr<float>());
+    }
+    std::vector<const float*> in_ptrs;
+    std::vector<Tensor> gins(saved.size());
+    std::vector<float*> gin_ptrs;
+    for (std::size_t i = 0; i < saved.size(); ++i) {
+      if (k.arg[i] < 0) continue;
+      in_ptrs.push_back(static_cast<const float*>(saved[i].raw_data_ptr()));
+      gins[i] = empty(k.shape, TensorOptions{.dtype = kFloat32});
+      gin_ptrs.push_back(gins[i].data_ptr<float>());
+    }
+    k.backward(gin_ptrs.data(), in_ptrs.data(), gout_ptrs.data());
+    autograd::Grads result;
+    for (std::size_t i = 0; i < saved.size(); ++i)
+      result.push_back(k.arg[i] >= 0 && ctx.needs_input_grad(i) ? gins[i] : Tensor());
+    return result;
+  }
+
+  /// The eager backward: the region's ops again, eagerly, from the saved inputs, and autograd
+  /// through them.
+  autograd::Grads eager_backward(autograd::Context& ctx, const autograd::Grads& grads, const Node& n) {
     std::vector<Tensor> leaves, wanted;
     std::vector<int> slot;
     const autograd::Grads saved = ctx.saved_tensors();
@@ -203,7 +239,7 @@ struct CompiledModule::Impl {
         os << "== fuse_epilogues: " << epilogues << " fused nodes run in place over a GEMM's result\n";
     }
     Entry e;
-    e.source = generate_cpp(g);
+    e.source = generate_cpp(g, options.generate_backward);
     compile_kernels(g, options, &stats);
     if (options.explain) {
       int breaks = 0;

@@ -132,6 +132,9 @@ struct CompileOptions {
   bool explain = false;
   std::ostream* explain_stream = nullptr;
   bool fold_constants = true;
+  /// A fused region's backward: generated C++ (one loop, like its forward) when true; when false, the
+  /// eager backward of its ops, recomputed from the saved inputs (see compile_module.cpp).
+  bool generate_backward = true;
   bool fuse = true;
   /// Compiled kernels: this folder, else $KINDLING_CACHE_DIR, else $XDG_CACHE_HOME/kindling/compile,
   /// else ~/.cache/kindling/compile.
@@ -154,7 +157,8 @@ struct CompileStats {
 };
 
 /// The C++ source of every fused node of `g`: one function per node, one loop over its outputs.
-std::string generate_cpp(const Graph& g);
+/// With `with_backward`, each fused node's backward too (CompileOptions::generate_backward).
+std::string generate_cpp(const Graph& g, bool with_backward = false);
 /// Builds generate_cpp(g) into a shared library (or takes it from the cache, hash-checked) and
 /// points every fused node at its function. Throws kd::Error naming the regions and quoting the
 /// compiler when the build fails.
