@@ -86,4 +86,6 @@ if [[ $SINGLE -eq 1 ]]; then
   sphinx singlehtml "$BOOK/singlehtml"
 fi
 touch "$BOOK/.sphinx-ok"
-echo "== book: $BOOK/html/index.html${SINGLE:+ and $BOOK/singlehtml/index.html} ($(elapsed))"
+single_page=""
+[[ $SINGLE -eq 1 ]] && single_page=" and $BOOK/singlehtml/index.html"
+echo "== book: $BOOK/html/index.html$single_page ($(elapsed))"
