@@ -158,7 +158,7 @@ tsan: deps
 	@cmake -S . -B $(BUILD)-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKINDLING_TSAN=ON \
 	  -DKINDLING_NATIVE=$(NATIVE) >/dev/null
 	@cmake --build $(BUILD)-tsan -j $(JOBS) --target test_tensor test_autograd test_nn test_data test_train test_amp \
-	  test_debug test_cuda $(if $(wildcard /usr/bin/mpicc),test_distributed)
+	  test_debug test_cuda test_jit $(if $(wildcard /usr/bin/mpicc),test_distributed)
 	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest -j $(JOBS) -L "threads" --output-on-failure
 

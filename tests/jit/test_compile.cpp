@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <functional>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "kindling/autograd.hpp"
@@ -408,4 +410,42 @@ TEST_CASE("compile: every fused op's generated backward gives eager's gradients,
     CHECK(count_op(*fast->graph(), "fused") >= 1);
     CHECK((fast->source().find("_backward(") != std::string::npos) == generated);
   }
+}
+
+TEST_CASE("compile: a compile and an ONNX export on two threads take turns with the recorder", "[threads]") {
+  // Both trace by swapping the process-wide recorder (trace_lock.hpp); a third thread trains eagerly
+  // meanwhile, its ops passing through whichever recorder is installed. ThreadSanitizer runs this.
+  struct Small : kd::nn::Module {
+    kd::nn::Linear fc{8, 8};
+    Small() { register_module("fc", fc); }
+    kd::Tensor forward(const kd::Tensor& x) override { return (fc(x) * 0.5).tanh() + x; }
+  };
+  TempCache cache("threads");
+  fs::create_directories(cache.dir);
+  Small a, b, c;
+  const kd::Tensor x = kd::randn({4, 8});
+  const kd::Tensor want_a = a(x).detach(), want_c = c(x).detach();
+  std::atomic<int> failures{0};
+  std::thread compiler([&] {
+    for (int i = 0; i < 4; ++i) {
+      auto fast = kd::compile(a, {.cache_dir = cache.dir});
+      if (!kd::allclose((*fast)(x), want_a, 1e-5, 1e-6)) ++failures;
+    }
+  });
+  std::thread exporter([&] {
+    for (int i = 0; i < 4; ++i) kd::onnx::export_model(b, x, cache.dir / ("b" + std::to_string(i) + ".onnx"));
+  });
+  std::thread eager([&] {
+    for (int i = 0; i < 20; ++i) {
+      c.zero_grad(true);
+      const kd::Tensor y = c(x);
+      y.sum().backward();
+      if (!kd::allclose(y.detach(), want_c) || !c.fc.weight.grad().defined()) ++failures;
+    }
+  });
+  compiler.join();
+  exporter.join();
+  eager.join();
+  CHECK(failures == 0);
+  CHECK(fs::exists(cache.dir / "b3.onnx"));
 }
