@@ -8,7 +8,7 @@
 //
 // What compiling changes here: GELU, the scale by gamma and the residual add run as one generated
 // loop instead of three kernels (two intermediates of [256, 512] float32 never written); LayerNorm
-// is a graph break (it runs eagerly) and the GEMMs are the same calls. The line after the BENCH
+// is one node of the graph that runs eagerly (its own kernel), and the GEMMs are the same calls. The line after the BENCH
 // lines says how many kernels each forward launches before and after fusion, the bytes it does not
 // write, and the compile time, cold (an empty cache folder) and cached.
 //

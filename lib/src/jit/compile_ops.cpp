@@ -259,6 +259,21 @@ std::optional<TracedOp> read_function(const autograd::FunctionCall& call) {
                       return std::vector<Tensor>{F::silu(v[0])};
                     }};
   }
+  if (name == "NativeLayerNormBackward0" && is.template operator()<Tensor, Tensor, Tensor, Shape, double>()) {
+    // One node (not fused: a row reduction); weight and bias are inputs when the layer has them.
+    const auto& [input, weight, bias, shape, eps] = args.template operator()<Tensor, Tensor, Tensor, Shape, double>();
+    const bool has_weight = weight.defined(), has_bias = bias.defined();
+    std::vector<Tensor> tensors{input};
+    if (has_weight) tensors.push_back(weight);
+    if (has_bias) tensors.push_back(bias);
+    return TracedOp{"layer_norm", std::move(tensors), "normalized_shape=" + shape_str(shape) + " eps=" + num(eps),
+                    {eps}, [shape = shape, eps = eps, has_weight, has_bias](const std::vector<Tensor>& v) {
+                      std::size_t k = 1;
+                      const Tensor w = has_weight ? v[k++] : Tensor();
+                      const Tensor b = has_bias ? v[k++] : Tensor();
+                      return std::vector<Tensor>{F::layer_norm(v[0], shape, w, b, eps)};
+                    }};
+  }
   if (name == "LeakyReluBackward0" && is.template operator()<Tensor, double>()) {
     const double slope = std::get<1>(args.template operator()<Tensor, double>());
     return TracedOp{
