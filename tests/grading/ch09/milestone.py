@@ -105,7 +105,10 @@ def draws():
     d["ckpt"] = [(entries[i][0], rng.standard_normal(entries[i][1]).astype(np.float32))
                  for i in rng.permutation(len(entries))]
     # ex4: frozen stages and rates.
-    d["frozen"] = [s for s in STAGES if rng.random() < 0.5]
+    # At least one stage frozen and at least one left to train, so that both flags are judged (a draw with
+    # nothing frozen could not tell a solution that never clears requires_grad from a right one).
+    k = int(rng.integers(1, len(STAGES)))
+    d["frozen"] = [STAGES[i] for i in sorted(rng.choice(len(STAGES), size=k, replace=False))]
     d["lrs"] = np.array([10.0 ** rng.uniform(-4, -2), 10.0 ** rng.uniform(-2, 0)])
     # ex5: a gate of EfficientNet's kind.
     channels, squeeze = int(rng.integers(8, 25)), int(rng.integers(2, 7))
