@@ -109,6 +109,7 @@ kindling_api_layers = [
     ("amp", "Out of memory: mixed precision, checkpointing", 6, ["amp"]),
     ("debug", "Debugging: clipping, reports, the data scan, the doctor", 7, ["debug"]),
     ("vision", "Vision: the model zoo, torchvision's ops, feature extraction", 9, ["vision"]),
+    ("jit", "Beyond eager: ONNX export and import, kd::compile", 10, ["jit"]),
     ("distributed", "Distributed: the process group, the sampler, DDP", 11, ["distributed"]),
     ("text", "Text: attention, a GPT, tokenizers, generation", 12, ["text"]),
 ]

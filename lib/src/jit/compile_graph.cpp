@@ -100,6 +100,52 @@ std::string Graph::str() const {
   return os.str();
 }
 
+std::string Graph::dot() const {
+  // One box per node (a fused node lists the ops it stands for), one ellipse per input and parameter;
+  // an edge per value read, labelled with its shape. Constants are left out: they would crowd the picture.
+  std::ostringstream os;
+  os << "digraph ir {\n  rankdir=TB;\n  node [fontname=\"monospace\", fontsize=10];\n"
+     << "  edge [fontname=\"monospace\", fontsize=9];\n";
+  auto label = [&](int id) { return shape_str(values[static_cast<std::size_t>(id)].shape); };
+  std::vector<bool> drawn(values.size(), false);
+  auto source = [&](int id) -> std::string {
+    const Value& v = values[static_cast<std::size_t>(id)];
+    if (v.producer >= 0) return "n" + std::to_string(v.producer);
+    const std::string name = "v" + std::to_string(id);
+    if (!drawn[static_cast<std::size_t>(id)]) {
+      drawn[static_cast<std::size_t>(id)] = true;
+      const bool input = std::find(inputs.begin(), inputs.end(), id) != inputs.end();
+      os << "  " << name << " [shape=ellipse, label=\"" << (input ? "input" : detail::ref(*this, id).substr(1))
+         << "\"" << (input ? ", style=bold" : ", color=gray40, fontcolor=gray30") << "];\n";
+    }
+    return name;
+  };
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const Node& n = nodes[k];
+    std::string text = n.op;
+    if (n.op == "fused") {
+      text = "fused";
+      for (const Node& b : n.body) text += "\\n" + b.op;
+    } else if (n.op == "module") {
+      text = "module (eager)\\n" + n.origin;
+    }
+    os << "  n" << k << " [shape=box, label=\"" << text << "\""
+       << (n.op == "fused" ? ", style=filled, fillcolor=\"#fde8c8\"" : "") << "];\n";
+    for (int i : n.inputs) {
+      const Value& v = values[static_cast<std::size_t>(i)];
+      if (v.kind == ValueKind::Constant && v.producer < 0) continue;
+      os << "  " << source(i) << " -> n" << k << " [label=\" " << label(i) << "\"];\n";
+    }
+  }
+  for (std::size_t j = 0; j < outputs.size(); ++j) {
+    const int o = outputs[j];
+    os << "  out" << j << " [shape=ellipse, style=bold, label=\"output\"];\n  " << source(o) << " -> out" << j
+       << " [label=\" " << label(o) << "\"];\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
 namespace {
 
 using detail::TracedOp;

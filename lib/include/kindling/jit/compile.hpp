@@ -90,6 +90,9 @@ class Graph {
   ///     %4 = addmm(%1, %0, %3) {beta=1, alpha=1} : [256, 512] float32
   ///     %7 = fused[add, gelu](%4, %2) : [256, 512] float32
   std::string str() const;
+  /// The same graph for Graphviz (`dot -Tsvg`): a box per node (fused nodes filled, listing their
+  /// ops), an ellipse per input and parameter, every edge labelled with the shape it carries.
+  std::string dot() const;
   int add_value(Value v);
   /// The kernels a run launches: every node but the views (a fused node is one).
   std::size_t num_kernels() const;
