@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "compile_detail.hpp"
+#include "kindling/jit/pieces.hpp"
 #include "kindling/autograd.hpp"
 #include "kindling/autograd/reentrant.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -198,16 +199,9 @@ struct CompiledModule::Impl {
   std::string explain;
   CompileStats stats;
 
-  /// The guard key: everything a trace depends on besides the parameters' values.
-  std::string key(const Tensor& x) const {
-    std::ostringstream os;
-    os << dtype_name(x.dtype()) << shape_str(x.shape()) << shape_str(x.strides())
-       << " grad=" << is_grad_enabled() << " train=";
-    for (const nn::Module* m : model.modules()) os << m->is_training();
-    os << " requires_grad=";
-    for (const Tensor& p : model.parameters()) os << p.requires_grad();
-    return os.str();
-  }
+  /// The guard key: everything a trace depends on besides the parameters' values (chapter 10's
+  /// exercise 4, kindling/jit/pieces.hpp).
+  std::string key(const Tensor& x) const { return detail::guard_key(x, model); }
 
   void note(const std::string& s) {
     if (!options.explain) return;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compile_detail.hpp"
+#include "kindling/jit/pieces.hpp"
 #include "kindling/autograd.hpp"
 
 namespace kindling::jit {
@@ -94,15 +95,22 @@ bool creates_cycle(const Graph& g, const std::set<int>& members) {
 // ---- dead-code elimination -------------------------------------------------------------------------
 
 int eliminate_dead_code(Graph& g) {
-  std::vector<bool> live(g.values.size(), false);
-  for (int o : g.outputs) live[at(o)] = true;
-  std::vector<bool> keep(g.nodes.size(), false);
-  for (std::size_t i = g.nodes.size(); i-- > 0;) {  // reverse topological order: users before producers
-    const Node& n = g.nodes[i];
-    keep[i] = std::any_of(n.outputs.begin(), n.outputs.end(), [&](int o) { return live[at(o)]; });
+  // Which nodes to keep is chapter 10's exercise 3 (kindling/jit/pieces.hpp); what it answers must
+  // leave a graph that still runs: every output made, every kept node's inputs made.
+  const std::vector<bool> keep = detail::live_nodes(g);
+  if (keep.size() != g.nodes.size())
+    throw Error("eliminate_dead_code: jit::detail::live_nodes (ch10.ex3) returned " + std::to_string(keep.size()) +
+                " flags for a graph of " + std::to_string(g.nodes.size()) + " nodes (one per node)");
+  auto made_by_kept = [&](int v, const std::string& what) {
+    const int p = g.values[at(v)].producer;
+    if (p >= 0 && !keep[at(p)])
+      throw Error("eliminate_dead_code: jit::detail::live_nodes (ch10.ex3) drops node " + std::to_string(p) + " (" +
+                  g.nodes[at(p)].op + "), which makes " + what + " " + detail::ref(g, v) + ": it is needed");
+  };
+  for (int o : g.outputs) made_by_kept(o, "the graph output");
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
     if (keep[i])
-      for (int v : n.inputs) live[at(v)] = true;
-  }
+      for (int v : g.nodes[i].inputs) made_by_kept(v, "an input of kept node " + std::to_string(i) + ",");
   std::vector<Node> kept;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     if (keep[i]) kept.push_back(std::move(g.nodes[i]));

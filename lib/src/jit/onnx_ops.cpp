@@ -11,6 +11,7 @@
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "onnx_detail.hpp"
+#include "kindling/jit/pieces.hpp"
 
 namespace kindling::onnx {
 namespace F = nn::functional;
@@ -137,25 +138,27 @@ using detail::pad_constant;
 std::vector<std::int64_t> window_pads(const pb::NodeProto& node, const Attrs& a, const Tensor& x, F::IntPair k,
                                       F::IntPair stride, F::IntPair dil) {
   const auto ap = a.s("auto_pad", "NOTSET");
-  if (ap == "VALID") return {0, 0, 0, 0};
-  if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-    std::vector<std::int64_t> p(4);
-    const std::int64_t in[2] = {x.size(2), x.size(3)}, kk[2] = {k.h, k.w}, st[2] = {stride.h, stride.w},
-                       dl[2] = {dil.h, dil.w};
-    for (int i = 0; i < 2; ++i) {
-      const std::int64_t out = (in[i] + st[i] - 1) / st[i];
-      const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * st[i] + (kk[i] - 1) * dl[i] + 1 - in[i]);
-      p[i] = ap == "SAME_UPPER" ? total / 2 : total - total / 2;  // SAME_UPPER puts the odd one at the end
-      p[i + 2] = total - p[i];
-    }
-    return p;
+  if (ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
+    fail(node_label(node) + ": attribute auto_pad " + ap + " is not supported");
+  std::vector<std::int64_t> given;
+  if (ap == "NOTSET") {
+    given = a.ints("pads");
+    if (!given.empty() && given.size() != 4)
+      fail(node_label(node) + ": attribute pads has " + std::to_string(given.size()) + " values, want 4 (2-D)");
+    for (auto v : given)
+      if (v < 0 || v > (1 << 20)) fail(node_label(node) + ": attribute pads holds " + std::to_string(v));
   }
-  if (ap != "NOTSET") fail(node_label(node) + ": attribute auto_pad " + ap + " is not supported");
-  auto p = a.ints("pads");
-  if (p.empty()) return {0, 0, 0, 0};
-  if (p.size() != 4) fail(node_label(node) + ": attribute pads has " + std::to_string(p.size()) + " values, want 4 (2-D)");
-  for (auto v : p) if (v < 0 || v > (1 << 20)) fail(node_label(node) + ": attribute pads holds " + std::to_string(v));
-  return p;
+  // The arithmetic is chapter 10's exercise 2 (kindling/jit/pieces.hpp).
+  const auto p = detail::window_pads(ap, given, {x.size(2), x.size(3)}, {k.h, k.w}, {stride.h, stride.w},
+                                     {dil.h, dil.w});
+  for (int i = 0; i < 4; ++i) {
+    const std::int64_t bound = std::max<std::int64_t>(1 << 20, 2 * (i % 2 == 0 ? k.h * dil.h : k.w * dil.w));
+    if (p[static_cast<std::size_t>(i)] < 0 || p[static_cast<std::size_t>(i)] > bound)
+      fail(node_label(node) + ": onnx::detail::window_pads (ch10.ex2) gave pad " + std::to_string(i) + " = " +
+           std::to_string(p[static_cast<std::size_t>(i)]) + " for auto_pad " + ap +
+           " (a pad is at least 0 and, for SAME_*, less than the window)");
+  }
+  return {p.begin(), p.end()};
 }
 // Pads Kindling's 2-D op can take itself (symmetric, and for pooling at most half the window).
 bool native_pads(const std::vector<std::int64_t>& p, F::IntPair k, bool pooling) {
@@ -233,16 +236,33 @@ std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const 
   }
   if (op == "MatMul") return {matmul(arg(0), arg(1))};
   if (op == "Gemm") {
-    // Y = alpha · A' · B' + beta · C, A' = transA ? Aᵀ : A ([M, K]), B' likewise ([K, N]).
-    Tensor A = arg(0), B = arg(1);
+    // Y = alpha · A' · B' + beta · C, A' = transA ? Aᵀ : A ([M, K]), B' likewise ([K, N]): chapter 10's
+    // exercise 1 (kindling/jit/pieces.hpp), its arguments checked here.
+    const Tensor& A = arg(0);
+    const Tensor& B = arg(1);
     want_rank(node, A, 2, "A"); want_rank(node, B, 2, "B");
-    if (a.i("transA", 0)) A = A.t();
-    if (a.i("transB", 0)) B = B.t();
-    Tensor y = matmul(A, B);
-    const float alpha = a.f("alpha", 1.f), beta = a.f("beta", 1.f);
-    if (alpha != 1.f) y = y * alpha;
-    Tensor C = opt(2);
-    if (C.defined()) y = y + (beta == 1.f ? C : C * beta);
+    const bool ta = a.i("transA", 0) != 0, tb = a.i("transB", 0) != 0;
+    const std::int64_t M = A.size(ta ? 1 : 0), K = A.size(ta ? 0 : 1), N = B.size(tb ? 0 : 1);
+    if (B.size(tb ? 1 : 0) != K)
+      fail(node_label(node) + ": A " + shape_str(A.shape()) + (ta ? " (transposed)" : "") + " and B " +
+           shape_str(B.shape()) + (tb ? " (transposed)" : "") + " have different inner sizes");
+    const Tensor C = opt(2);
+    auto broadcasts = [&](const Shape& c) {  // to [M, N], the trailing dims aligned
+      if (c.size() > 2) return false;
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const std::int64_t d = c[c.size() - 1 - i], want = i == 0 ? N : M;
+        if (d != 1 && d != want) return false;
+      }
+      return true;
+    };
+    if (C.defined() && !broadcasts(C.shape()))
+      fail(node_label(node) + ": C " + shape_str(C.shape()) + " does not broadcast to [" + std::to_string(M) + ", " +
+           std::to_string(N) + "]");
+    Tensor y = detail::gemm(A, B, C, a.f("alpha", 1.f), a.f("beta", 1.f), ta, tb);
+    if (!y.defined() || y.shape() != Shape{M, N})
+      fail(node_label(node) + ": onnx::detail::gemm (ch10.ex1) returned " +
+           (y.defined() ? shape_str(y.shape()) : std::string("an undefined tensor")) + ", not [" + std::to_string(M) +
+           ", " + std::to_string(N) + "]");
     return {y};
   }
   if (op == "Flatten") {
