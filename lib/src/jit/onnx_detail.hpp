@@ -1,8 +1,10 @@
 #pragma once
-// What the ONNX importer's two files share (not installed): errors that name the node, a node's
+// What the ONNX importer's files share (not installed): errors that name the node, a node's
 // attributes, tensors read from TensorProto, and the graph held by an OnnxModule.
 //   onnx_import.cpp  reads the file: tensors, initializers, inputs and outputs, and runs the graph;
-//   onnx_ops.cpp     what each op means, in Kindling ops (run_node);
+//   onnx_ops.cpp     what each op means, in Kindling ops (run_node): the layers (Gemm, Conv,
+//                    pooling, normalisation, ...);
+//   onnx_ops_tensor.cpp  the rest of run_node: elementwise maths, logic, shapes, indexing;
 //   onnx_ops_3d.cpp  3-D Conv and pooling, as 2-D ones over the depth.
 #include <onnx/onnx_pb.h>
 
@@ -85,9 +87,20 @@ struct OnnxModule::Impl {
   std::vector<std::string> inputs, outputs;
 
   std::vector<Tensor> run_node(const pb::NodeProto& node, const std::vector<Tensor>& in) const;
+  /// run_node's second half: elementwise maths, logic, shapes, indexing (onnx_ops_tensor.cpp).
+  std::vector<Tensor> run_tensor_op(const pb::NodeProto& node, const std::vector<Tensor>& in) const;
 };
 
 namespace detail {
+/// The most elements a node may make: a hostile file's huge sizes end here with the node named,
+/// not in the allocator (1 GiB of float32 per tensor).
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;
+/// Refuses a shape a node is about to fill beyond kMaxElements, naming the node.
+void check_size(const pb::NodeProto& node, const Shape& shape);
+/// ONNX's TensorProto::DataType code as a Kindling dtype (int32 widened to int64).
+DType dtype_of_onnx(const pb::NodeProto& node, std::int64_t code);
+/// Refuses an input `what` whose rank is not `rank`.
+void want_rank(const pb::NodeProto& node, const Tensor& x, std::int64_t rank, const char* what);
 /// Conv, MaxPool and AveragePool on X [N, C, D, H, W]: 2-D windows over the depth (onnx_ops_3d.cpp).
 std::vector<Tensor> run_window_3d(const OnnxModule::Impl& impl, const pb::NodeProto& node,
                                   const std::vector<Tensor>& in);
