@@ -12,6 +12,9 @@
 // lines says how many kernels each forward launches before and after fusion, the bytes it does not
 // write, and the compile time, cold (an empty cache folder) and cached.
 //
+// The training lines carry the step's floor (floor.hpp: its 8 GEMMs, each timed raw on its shape, and
+// SGD's compulsory parameter traffic at the STREAM rate), measured in the same run.
+//
 // Timing: interleaved repetitions, CPU time, the median of the paired ratios (peer_process.hpp).
 // --quick: a few repetitions (the CTest smoke test).
 #include <chrono>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "bench_util.hpp"
+#include "floor.hpp"
 
 namespace kd = kindling;
 namespace fs = std::filesystem;
@@ -84,6 +88,23 @@ struct MLP : kd::nn::Module {
     return h;
   }
 };
+
+/// The training step as the floor sees it (floor.hpp): per block, the forward product x @ Wᵀ and the
+/// weight-gradient product gᵀ @ x; the input-gradient product g @ W for every block but the first
+/// (the batch needs no gradient). SGD without momentum: 16 compulsory bytes per parameter.
+bench::StepModel p9_step() {
+  bench::StepModel m;
+  for (std::int64_t b = 0; b < kBlocks; ++b) {
+    m.gemms.push_back({"fc forward x@W^T", kBatch, kWidth, kWidth, false, true});
+    m.gemms.push_back({"fc weight grad g^T@x", kWidth, kWidth, kBatch, true, false});
+    if (b > 0) m.gemms.push_back({"fc input grad g@W", kBatch, kWidth, kWidth, false, false});
+  }
+  // fc weight and bias, gamma, LayerNorm's weight and bias
+  m.parameters = static_cast<double>(kBlocks) * (kWidth * kWidth + 4.0 * kWidth);
+  m.input_bytes = static_cast<double>(kBatch) * kWidth * 4;
+  m.bytes_per_parameter = 16;
+  return m;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -148,6 +169,10 @@ int main(int argc, char** argv) {
   // backwards (compile_module.cpp): generated, and the eager ops recomputed.
   auto fast_eager_backward = kd::compile(model, {.generate_backward = false, .cache_dir = cache});
   const std::string what = " (3 blocks Linear-GELU-scale-residual-LayerNorm, batch 256x512, 1 thread)";
+  // The training step's floor (floor.hpp), measured now, on this CPU.
+  const bench::StepModel step_model = p9_step();
+  const bench::Floor floor = bench::measure_floor(step_model, opt.quick);
+  bool floor_printed = false;
   for (const int variant : {0, 1, 2}) {
     const bool training = variant > 0;
     kd::nn::Module& compiled = variant == 2 ? static_cast<kd::nn::Module&>(*fast_eager_backward) : *fast;
@@ -157,11 +182,13 @@ int main(int argc, char** argv) {
     bench::Sides sides;
     sides.units = per_rep;
     sides.unit = training ? "step" : "forward";
+    if (training) sides.floor_s = floor.total();
     const char* title = variant == 0   ? "compiled MLP forward"
                         : variant == 1 ? "compiled MLP train step (generated backward)"
                                        : "compiled MLP train step (eager backward, recomputed)";
     bench::report_paired("P9", title + std::string(" vs eager kindling") + what, *paired, "kindling-compiled",
                          "kindling-eager", sides);
+    if (training && !floor_printed) bench::print_floor("P9", floor, step_model.gemms.size()), floor_printed = true;
   }
   std::printf("  (kernels per forward: %zu eager, %zu compiled; intermediate bytes not written: %lld per forward; "
               "compile: %.2f s cold, %.3f s cached; %d repetitions of %d)\n",
@@ -187,6 +214,7 @@ int main(int argc, char** argv) {
                                         reps, training ? "train" : "forward");
         if (!paired) return 1;
         auto sides = bench::Sides::peer(ps, peer.ready_line(), per_rep, training ? "step" : "forward");
+        if (training) sides.floor_s = floor.total();
         bench::report_paired("P9", bench::titled(std::string(training ? "compiled MLP train step"
                                                                       : "compiled MLP forward") +
                                                      " vs PyTorch eager" + what,
