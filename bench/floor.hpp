@@ -1,6 +1,6 @@
 #pragma once
 // The floor of a training step: how long the step cannot help taking on this CPU, measured in the same
-// run as the step. Every training line (P1 SimpleNet, P6 CNN, P7 bfloat16 autocast, P9 compiled MLP) prints
+// run as the step. Every training line (P1 SimpleNet, P6 CNN, P7 bfloat16 autocast) prints
 // `floor=<t> (<x> of floor)`: the step's CPU time over this floor, the figure to steer by (1.00 would be
 // a step that does nothing but its products and its compulsory memory traffic).
 //
@@ -53,9 +53,6 @@ struct StepModel {
   double parameters = 0;   // parameter count
   double input_bytes = 0;  // the batch
   bool bf16 = false;       // bfloat16 autocast: the weights' bfloat16 copies too
-  /// Compulsory bytes per parameter: 32 for float32 Adam (above); 16 for plain SGD (the weight read
-  /// and written, its gradient written and read).
-  double bytes_per_parameter = 32;
   /// A bfloat16 product (Kindling's bfloat16 matmul) timed on a shape: seconds per call, or 0 if not
   /// given. Set by a bfloat16 benchmark (floor.hpp does not depend on Kindling's amp layer).
   std::function<double(const GemmShape&, bool quick)> bf16_gemm;
@@ -65,7 +62,7 @@ struct StepModel {
     for (const auto& g : gemms) f += 2.0 * static_cast<double>(g.M) * static_cast<double>(g.N) * static_cast<double>(g.K);
     return f;
   }
-  double bytes() const { return parameters * (bytes_per_parameter + (bf16 ? 4 : 0)) + input_bytes; }
+  double bytes() const { return parameters * (bf16 ? 36 : 32) + input_bytes; }
 };
 
 struct Floor {
