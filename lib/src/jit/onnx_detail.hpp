@@ -34,6 +34,14 @@ inline std::string node_label(const pb::NodeProto& node) {
 /// negative sizes and data that does not match its dims, naming the tensor and the field.
 Tensor tensor_from_proto(const pb::TensorProto& t, const std::filesystem::path& folder);
 
+// A node's input i as its op reads it: a required one must be there (else an error naming the node),
+// an optional one is undefined when the node leaves it out.
+inline const Tensor& required_input(const pb::NodeProto& node, const std::vector<Tensor>& in, std::size_t i) {
+  if (i >= in.size() || !in[i].defined()) fail(node_label(node) + ": input " + std::to_string(i) + " is missing");
+  return in[i];
+}
+inline Tensor optional_input(const std::vector<Tensor>& in, std::size_t i) { return i < in.size() ? in[i] : Tensor(); }
+
 // Attributes of one node, looked up by name, with the node named in every error.
 struct Attrs {
   const pb::NodeProto& node;

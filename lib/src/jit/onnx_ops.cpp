@@ -179,11 +179,8 @@ void detail::want_rank(const pb::NodeProto& node, const Tensor& x, std::int64_t 
 std::vector<Tensor> OnnxModule::Impl::run_node(const pb::NodeProto& node, const std::vector<Tensor>& in) const {
   const Attrs a{node};
   const std::string& op = node.op_type();
-  auto arg = [&](std::size_t i) -> const Tensor& {
-    if (i >= in.size() || !in[i].defined()) fail(node_label(node) + ": input " + std::to_string(i) + " is missing");
-    return in[i];
-  };
-  auto opt = [&](std::size_t i) { return i < in.size() ? in[i] : Tensor(); };
+  auto arg = [&](std::size_t i) -> const Tensor& { return required_input(node, in, i); };
+  auto opt = [&](std::size_t i) { return optional_input(in, i); };
   if (op == "Identity") return {arg(0)};
   if (op == "Dropout") {
     // Inference: the input as it is, and a mask (output 1, when asked for) that keeps everything.

@@ -19,11 +19,8 @@ using namespace detail;
 std::vector<Tensor> OnnxModule::Impl::run_tensor_op(const pb::NodeProto& node, const std::vector<Tensor>& in) const {
   const Attrs a{node};
   const std::string& op = node.op_type();
-  auto arg = [&](std::size_t i) -> const Tensor& {
-    if (i >= in.size() || !in[i].defined()) fail(node_label(node) + ": input " + std::to_string(i) + " is missing");
-    return in[i];
-  };
-  auto opt = [&](std::size_t i) { return i < in.size() ? in[i] : Tensor(); };
+  auto arg = [&](std::size_t i) -> const Tensor& { return required_input(node, in, i); };
+  auto opt = [&](std::size_t i) { return optional_input(in, i); };
   // ---- elementwise maths (ONNX's unary ops; the result keeps the input's dtype) ----
   if (op == "Abs") return {arg(0).abs()};
   if (op == "Ceil") return {arg(0).ceil()};
