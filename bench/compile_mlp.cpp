@@ -6,11 +6,12 @@
 // instead). All sides start from the same weights (formulas below and in the peer), and their
 // forwards must agree before anything is timed.
 //
-// What compiling changes here: GELU, the scale by gamma and the residual add run as one generated
-// loop instead of three kernels (two intermediates of [256, 512] float32 never written); LayerNorm
-// is one node of the graph that runs eagerly (its own kernel), and the GEMMs are the same calls. The line after the BENCH
-// lines says how many kernels each forward launches before and after fusion, the bytes it does not
-// write, and the compile time, cold (an empty cache folder) and cached.
+// What compiling changes here: GELU, the scale by gamma, the residual add and the LayerNorm run as
+// one generated kernel per block instead of four (fuse_layer_norm: each row is computed, summed and
+// normalised while it is in L1; three intermediates per block never written), in place over the
+// GEMM's result; the GEMMs are the same calls. The line after the BENCH lines says how many kernels
+// each forward launches before and after fusion, the bytes it does not write, and the compile time,
+// cold (an empty cache folder) and cached.
 //
 // The training lines carry the step's floor (floor.hpp: its 8 GEMMs, each timed raw on its shape, and
 // SGD's compulsory parameter traffic at the STREAM rate), measured in the same run.

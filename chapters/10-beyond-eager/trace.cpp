@@ -32,10 +32,11 @@ int main() {
   const int dead = jit::eliminate_dead_code(g);  // nodes no output needs
   const int folded = jit::fold_constants(g);     // nodes of constants only
   const int fused = jit::fuse_elementwise(g);    // elementwise regions
+  const int norms = jit::fuse_layer_norm(g);     // LayerNorms into their regions
   const int epilogues = jit::fuse_epilogues(g);  // regions in place over a GEMM
   // [end]
-  std::printf("dead code removed: %d, folded: %d, fused regions: %d, epilogues: %d\n",
-              dead, folded, fused, epilogues);
+  std::printf("dead code removed: %d, folded: %d, fused regions: %d, LayerNorms: %d, "
+              "epilogues: %d\n", dead, folded, fused, norms, epilogues);
   std::printf("%s", g.str().c_str());
   std::printf("kernels: %zu; intermediate bytes not written: %lld\n\n", g.num_kernels(),
               static_cast<long long>(jit::bytes_avoided(g)));

@@ -111,8 +111,10 @@ TEST_CASE("compile: an MLP (Linear, GELU, LayerNorm) gives eager's outputs and g
   check_same(eager, compiled);
   auto g = fast->graph();
   REQUIRE(g);
-  CHECK(count_op(*g, "fused") == 1);   // gelu, mul, add
-  CHECK(count_op(*g, "layer_norm") == 1);  // traced as one node (its Function), run eagerly
+  CHECK(count_op(*g, "fused") == 1);       // gelu, mul, add and the LayerNorm that reads them
+  CHECK(count_op(*g, "layer_norm") == 0);  // fuse_layer_norm took it into the region
+  for (const auto& n : g->nodes)
+    if (n.op == "fused") CHECK(n.body.back().op == "layer_norm");
   CHECK(count_op(*g, "module") == 0);      // no graph break
   CHECK(fast->stats().compiled == 1);
   CHECK(fast->source().find("kd_gelu(") != std::string::npos);
@@ -124,6 +126,86 @@ TEST_CASE("compile: an MLP (Linear, GELU, LayerNorm) gives eager's outputs and g
   for (const auto& n : fast->graph()->nodes)
     if (n.op == "fused") CHECK(n.inplace_input == 0);
   CHECK(fast->graph()->str().find("{epilogue of %") != std::string::npos);
+}
+
+namespace {
+
+/// y = LayerNorm(chain(x)) with the chain and the layer's options chosen by the test.
+struct NormModel : kd::nn::Module {
+  kd::nn::LayerNorm norm;
+  kd::Tensor scale;
+  std::function<kd::Tensor(NormModel&, const kd::Tensor&)> body;
+  NormModel(kd::Shape shape, bool affine, std::function<kd::Tensor(NormModel&, const kd::Tensor&)> f)
+      : norm(shape, {.eps = 1e-3, .elementwise_affine = affine}), body(std::move(f)) {
+    register_module("norm", norm);
+    scale = register_parameter("scale", kd::randn({shape.back()}));
+    if (affine) {
+      kd::NoGradGuard no_grad;  // not ones and zeros: a wrong weight or bias gradient shows
+      norm.weight.copy_(kd::randn(shape));
+      norm.bias.copy_(kd::randn(shape));
+    }
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return body(*this, x); }
+};
+
+/// Eager vs compiled (generated backward, and eager backward), outputs and every gradient.
+void check_norm_model(NormModel& model, const kd::Tensor& x, const std::string& name) {
+  const Result eager = run_with_grads([&](const kd::Tensor& t) { return model(t); }, model, x);
+  for (bool generated : {true, false}) {
+    INFO(name << (generated ? ", generated backward" : ", eager backward"));
+    TempCache cache(name + (generated ? "_gen" : "_eager"));
+    auto fast = kd::compile(model, {.generate_backward = generated, .cache_dir = cache.dir});
+    check_same(eager, run_with_grads([&](const kd::Tensor& t) { return (*fast)(t); }, model, x));
+    kd::NoGradGuard no_grad;
+    CHECK(kd::allclose(model(x), (*fast)(x), 1e-5, 1e-5));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("compile: a LayerNorm joins the elementwise chain that feeds it, forward and backward") {
+  kd::manual_seed(3);
+  SECTION("a chain with broadcast operands, rows of a 3-d input") {
+    NormModel m({48}, true, [](NormModel& s, const kd::Tensor& x) { return s.norm(kd::nn::functional::gelu(x) * s.scale + x); });
+    check_norm_model(m, kd::randn({2, 5, 48}) * 3.0 + 1.0, "ln_chain");
+    TempCache cache("ln_chain_graph");
+    auto fast = kd::compile(m, {.cache_dir = cache.dir});
+    (*fast)(kd::randn({2, 5, 48}));
+    CHECK(count_op(*fast->graph(), "layer_norm") == 0);
+    CHECK(count_op(*fast->graph(), "fused") == 1);
+    CHECK(fast->graph()->num_kernels() == 1);
+  }
+  SECTION("no weight and bias; a row length that is not a multiple of the vector width") {
+    NormModel m({37}, false, [](NormModel& s, const kd::Tensor& x) { return s.norm((x * s.scale).tanh()); });
+    check_norm_model(m, kd::randn({9, 37}), "ln_plain");
+  }
+  SECTION("a LayerNorm of the input alone is a generated kernel too") {
+    NormModel m({64}, true, [](NormModel& s, const kd::Tensor& x) { return s.norm(x) * s.scale; });
+    check_norm_model(m, kd::randn({6, 64}) + 5.0, "ln_alone");
+  }
+  SECTION("a chain whose result is read again stays a region of its own") {
+    NormModel m({16}, true, [](NormModel& s, const kd::Tensor& x) {
+      const kd::Tensor h = (x * s.scale).sigmoid() + x;
+      return s.norm(h) + h;
+    });
+    check_norm_model(m, kd::randn({4, 16}), "ln_shared");
+  }
+  SECTION("a transposed input: the rows are read through their strides") {
+    NormModel m({12}, true, [](NormModel& s, const kd::Tensor& x) { return s.norm(x.relu() * s.scale); });
+    check_norm_model(m, kd::randn({12, 7}).t(), "ln_transposed");
+  }
+  SECTION("normalising two dims, or a row longer than the generated kernel takes, stays eager") {
+    NormModel two({3, 8}, true, [](NormModel& s, const kd::Tensor& x) { return s.norm(x.exp()); });
+    check_norm_model(two, kd::randn({5, 3, 8}), "ln_two_dims");
+    NormModel wide({9000}, true, [](NormModel& s, const kd::Tensor& x) { return s.norm(x.abs() + x); });
+    check_norm_model(wide, kd::randn({2, 9000}), "ln_wide");
+    for (NormModel* m : {&two, &wide}) {
+      TempCache cache("ln_eager_graph");
+      auto fast = kd::compile(*m, {.cache_dir = cache.dir});
+      (*fast)(m == &two ? kd::randn({5, 3, 8}) : kd::randn({2, 9000}));
+      CHECK(count_op(*fast->graph(), "layer_norm") == 1);
+    }
+  }
 }
 
 TEST_CASE("compile: an elementwise chain with broadcasting becomes one generated kernel") {

@@ -2,7 +2,7 @@
 // What kd::compile's files share (not installed):
 //   compile_graph.cpp    the IR (printing) and the tracer;
 //   compile_ops.cpp      the op table: what each traced op records, and how to run it again;
-//   compile_passes.cpp   dead-code elimination, constant folding, elementwise fusion;
+//   compile_passes.cpp   dead-code elimination, constant folding, elementwise fusion, LayerNorm;
 //   compile_codegen.cpp  C++ for each fused node (one loop, shapes and strides baked in);
 //   compile_derivatives.cpp  the derivative of each elementwise op, for the generated backward;
 //   compile_cache.cpp    the compiler run, the on-disk cache (SHA-256 checked) and dlopen;
@@ -65,6 +65,17 @@ std::string pointwise_expr(const Node& n, const std::vector<std::string>& args);
 /// with gradient `g` (compile_derivatives.cpp).
 std::vector<std::string> pointwise_grads(const Node& n, const std::vector<std::string>& args,
                                          const std::string& v, const std::string& g);
+/// A row kernel's loop (a fused node that ends in layer_norm): `rows` rows of `cols` elements, and
+/// per node input its stride along the rows and along a row (both 0 for a literal). nullopt when
+/// some input's leading dims do not collapse into one row stride (a transposed view, say).
+struct RowPlan {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> in;
+};
+std::optional<RowPlan> make_row_plan(const Graph& g, const std::vector<int>& inputs, const Shape& shape);
+/// The longest row a generated LayerNorm takes (its backward keeps one row on the stack).
+constexpr std::int64_t kMaxNormRow = 8192;
+
 /// The symbol generate_cpp gives fused node `index` of g.nodes.
 std::string kernel_symbol(std::size_t index);
 

@@ -228,6 +228,8 @@ struct CompiledModule::Impl {
     if (options.fuse) {
       const int fused = fuse_elementwise(g);
       if (options.explain) os << "== fuse_elementwise: " << fused << " fused nodes\n" << g.str();
+      const int norms = fuse_layer_norm(g);
+      if (options.explain) os << "== fuse_layer_norm: " << norms << " LayerNorms fused\n" << g.str();
       const int epilogues = fuse_epilogues(g);
       if (options.explain)
         os << "== fuse_epilogues: " << epilogues << " fused nodes run in place over a GEMM's result\n";

@@ -260,14 +260,18 @@ std::optional<TracedOp> read_function(const autograd::FunctionCall& call) {
                     }};
   }
   if (name == "NativeLayerNormBackward0" && is.template operator()<Tensor, Tensor, Tensor, Shape, double>()) {
-    // One node (not fused: a row reduction); weight and bias are inputs when the layer has them.
+    // One node (a row reduction: fuse_layer_norm, not fuse_elementwise, folds it into a fused node);
+    // weight and bias are inputs when the layer has them.
     const auto& [input, weight, bias, shape, eps] = args.template operator()<Tensor, Tensor, Tensor, Shape, double>();
     const bool has_weight = weight.defined(), has_bias = bias.defined();
     std::vector<Tensor> tensors{input};
     if (has_weight) tensors.push_back(weight);
     if (has_bias) tensors.push_back(bias);
+    // scalars: eps, whether weight and bias are inputs, and how many trailing dims are normalised
+    // (fuse_layer_norm reads them).
     return TracedOp{"layer_norm", std::move(tensors), "normalized_shape=" + shape_str(shape) + " eps=" + num(eps),
-                    {eps}, [shape = shape, eps = eps, has_weight, has_bias](const std::vector<Tensor>& v) {
+                    {eps, has_weight ? 1.0 : 0.0, has_bias ? 1.0 : 0.0, static_cast<double>(shape.size())},
+                    [shape = shape, eps = eps, has_weight, has_bias](const std::vector<Tensor>& v) {
                       std::size_t k = 1;
                       const Tensor w = has_weight ? v[k++] : Tensor();
                       const Tensor b = has_bias ? v[k++] : Tensor();

@@ -258,6 +258,70 @@ int fuse_elementwise(Graph& g) {
   return fused;
 }
 
+// ---- LayerNorm: a row reduction joins the chain that feeds it -------------------------------------
+
+int fuse_layer_norm(Graph& g) {
+  std::vector<int> readers(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (int v : n.inputs) ++readers[at(v)];
+  for (int o : g.outputs) ++readers[at(o)];
+  std::vector<bool> absorbed(g.nodes.size(), false);
+  int count = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& ln = g.nodes[i];
+    // scalars (compile_ops.cpp): eps, has weight, has bias, the number of normalised trailing dims.
+    if (ln.op != "layer_norm" || ln.scalars.size() != 4 || ln.scalars[3] != 1.0 || ln.outputs.size() != 1) continue;
+    const Value& y = g.values[at(ln.outputs[0])];
+    const int x = ln.inputs[0];
+    if (y.shape.empty() || numel_of(y.shape) == 0 || y.shape.back() > detail::kMaxNormRow) continue;
+    bool floats = y.dtype == kFloat32;
+    for (int v : ln.inputs) floats = floats && g.values[at(v)].dtype == kFloat32;
+    const std::set<int> distinct(ln.inputs.begin(), ln.inputs.end());
+    if (!floats || distinct.size() != ln.inputs.size()) continue;
+
+    // The chain that makes x, when the LayerNorm is all that reads x: a fused node, or a lone
+    // elementwise node, of the same shape, that neither runs in place nor reads weight or bias.
+    const int p = g.values[at(x)].producer;
+    bool absorb = p >= 0 && !absorbed[at(p)] && readers[at(x)] == 1 && g.values[at(x)].shape == y.shape;
+    if (absorb) {
+      const Node& c = g.nodes[at(p)];
+      absorb = c.outputs.size() == 1 && c.inplace_input < 0 && (c.op == "fused" || is_elementwise(g, c));
+      for (std::size_t k = 1; absorb && k < ln.inputs.size(); ++k)
+        absorb = std::find(c.inputs.begin(), c.inputs.end(), ln.inputs[k]) == c.inputs.end();
+    }
+    Node f;
+    f.op = "fused";
+    if (absorb) {
+      const Node& c = g.nodes[at(p)];
+      f.inputs = c.inputs;
+      f.body = c.op == "fused" ? c.body : std::vector<Node>{c};
+    }
+    for (std::size_t k = absorb ? 1 : 0; k < ln.inputs.size(); ++k) f.inputs.push_back(ln.inputs[k]);
+    if (!detail::make_row_plan(g, f.inputs, y.shape)) {
+      if (!absorb) continue;
+      // The chain's operands do not walk by rows (a transposed view): the LayerNorm alone, then.
+      absorb = false;
+      f.inputs = ln.inputs;
+      f.body.clear();
+      if (!detail::make_row_plan(g, f.inputs, y.shape)) continue;
+    }
+    f.outputs = ln.outputs;
+    f.body.push_back(std::move(ln));
+    f.eager = [body = f.body, ins = f.inputs, outs = f.outputs](const std::vector<Tensor>& args) {
+      return run_body(body, ins, outs, args);
+    };
+    if (absorb) absorbed[at(p)] = true;
+    g.nodes[i] = std::move(f);  // where the LayerNorm was: every input is made before it
+    ++count;
+  }
+  std::vector<Node> kept;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (!absorbed[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+  renumber_producers(g);
+  return count;
+}
+
 // ---- epilogues -------------------------------------------------------------------------------------
 
 int fuse_epilogues(Graph& g) {

@@ -9,6 +9,7 @@
 ///     kd::jit::eliminate_dead_code(g);               // drop what no output needs
 ///     kd::jit::fold_constants(g);                    // compute what depends on no input now
 ///     kd::jit::fuse_elementwise(g);                  // chains of pointwise ops -> one "fused" node
+///     kd::jit::fuse_layer_norm(g);                   // ... and the LayerNorm that reads one
 ///     kd::jit::compile_kernels(g, {});               // generate C++, run the compiler, dlopen it
 ///     std::vector<kd::Tensor> y = kd::jit::run(g, {x});
 ///
@@ -115,6 +116,15 @@ bool is_elementwise(const Graph& g, const Node& n);
 /// "fused" nodes; an operand of a smaller shape broadcasts into the region's loop. Returns the
 /// number of fused nodes made (a lone elementwise node is left alone: nothing to save).
 int fuse_elementwise(Graph& g);
+
+/// Row reductions: a layer_norm over the last dimension (float32, rows of at most 8192) becomes a
+/// fused node of its own, and takes in the fused (or lone elementwise) node that makes its input when
+/// it is that value's only reader: `LayerNorm(x + gelu(h) * gamma)` is then one kernel that keeps
+/// each row's chain results in the output row, sums them for the mean, sums the squared deviations
+/// for the variance, and normalises the row in place. Its generated backward recomputes the row the
+/// same way. Inductor makes the same choice: a reduction whose input is a pointwise chain becomes one
+/// kernel. Returns the number of layer_norm nodes fused.
+int fuse_layer_norm(Graph& g);
 
 /// Epilogues: a fused node that is the only reader of a GEMM's result (addmm, mm: what Linear
 /// computes) of its own shape runs in place over that result, so the GEMM's output buffer is its
