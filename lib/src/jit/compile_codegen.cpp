@@ -219,6 +219,18 @@ std::optional<RowPlan> make_row_plan(const Graph& g, const std::vector<int>& inp
   return rp;
 }
 
+std::vector<bool> row_reduced_inputs(const Graph& g, const Node& n) {
+  std::vector<bool> reduced(n.inputs.size(), false);
+  if (n.body.empty() || n.body.back().op != "layer_norm") return reduced;
+  const Shape& shape = g.values[at(n.outputs[0])].shape;
+  const std::optional<RowPlan> rp = make_row_plan(g, n.inputs, shape);
+  if (!rp) return reduced;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i)
+    reduced[i] = !is_literal(g, n.inputs[i]) && g.values[at(n.inputs[i])].shape == Shape{rp->cols} &&
+                 rp->in[i] == std::pair<I, I>{0, 1};
+  return reduced;
+}
+
 }  // namespace detail
 
 namespace {
@@ -327,8 +339,8 @@ std::string kernel_source(const Graph& g, const Node& n, std::size_t index, bool
 ///   3. the row normalised in place, times the weight, plus the bias.
 /// The sums are in double, as the eager kernel's (layer_norm.cpp). The backward recomputes the row
 /// (into a row on the stack), then, with ĝ = gy·w and x̂ = (z - mean)·rstd:
-///   the weight's gradient gy·x̂ and the bias's gy (over the loop's shape: the engine sums them over
-///   the rows), Σĝ and Σĝ·x̂; and then gz = rstd·(ĝ - mean(ĝ) - x̂·mean(ĝ·x̂)), which flows back through
+///   the weight's gradient gy·x̂ and the bias's gy (summed over the rows here: row_reduced_inputs),
+///   Σĝ and Σĝ·x̂; and then gz = rstd·(ĝ - mean(ĝ) - x̂·mean(ĝ·x̂)), which flows back through
 ///   the chain as in kernel_source.
 std::string norm_kernel_source(const Graph& g, const Node& n, std::size_t index, bool backward) {
   const Node& ln = n.body.back();
@@ -430,7 +442,7 @@ std::string norm_kernel_source(const Graph& g, const Node& n, std::size_t index,
     return os.str();
   }
   // Backward: the weight's and bias's gradients and the two row sums, then the chain's gradients.
-  const std::string gw = has_w ? "gin" + std::to_string(position(w)) : "", gb = has_b ? "gin" + std::to_string(position(b)) : "";
+  const std::vector<bool> reduced = detail::row_reduced_inputs(g, n);
   os << "    double s1 = 0.0, s2 = 0.0;\n"
      << "    #pragma omp simd reduction(+ : s1, s2)\n"
      << "    for (std::int64_t j = 0; j < " << N << "; ++j) {\n"
@@ -440,8 +452,13 @@ std::string norm_kernel_source(const Graph& g, const Node& n, std::size_t index,
   os << "      const float gh = gy" << vw << ";\n"
      << "      s1 += gh;\n"
      << "      s2 += gh * xhat;\n";
-  if (has_w) os << "      " << gw << "[r * " << N << " + j] = gy * xhat;\n";
-  if (has_b) os << "      " << gb << "[r * " << N << " + j] = gy;\n";
+  // gin<i>[...]: the gradient of input i at this element, or, for a row-reduced input, summed into
+  // its own element j.
+  auto gin_at = [&](std::size_t i) {
+    return "gin" + std::to_string(i) + (reduced[i] ? "[j] +" : "[r * " + std::to_string(N) + " + j] ");
+  };
+  if (has_w) os << "      " << gin_at(position(w)) << "= gy * xhat;\n";
+  if (has_b) os << "      " << gin_at(position(b)) << "= gy;\n";
   os << "    }\n"
      << "    const float m1 = static_cast<float>(s1 / " << n_lit << "), m2 = static_cast<float>(s2 / " << n_lit << ");\n"
      << "    #pragma omp simd\n"
@@ -466,7 +483,7 @@ std::string norm_kernel_source(const Graph& g, const Node& n, std::size_t index,
   }
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
     if (chain_reads[i] && !detail::is_literal(g, n.inputs[i]))
-      os << "      gin" << i << "[r * " << N << " + j] = g" << n.inputs[i] << ";\n";
+      os << "      " << gin_at(i) << "= g" << n.inputs[i] << ";\n";
   os << "    }\n  }\n}\n";
   return os.str();
 }
@@ -518,6 +535,7 @@ void compile_kernels(Graph& g, const CompileOptions& options, CompileStats* stat
       k->in_shapes.push_back(g.values[at(v)].shape);
       k->in_strides.push_back(g.values[at(v)].strides);
     }
+    k->row_reduced = detail::row_reduced_inputs(g, n);
     n.kernel = std::move(k);
   }
 }

@@ -35,6 +35,10 @@ struct Kernel {
   std::vector<int> arg;           // per node input: its slot in `ins`, or -1 (a literal in the code)
   std::vector<Shape> in_shapes;   // per node input, as traced
   std::vector<Strides> in_strides;
+  /// Per node input: the backward writes its gradient at the input's own shape, summed over the rows
+  /// (a [cols] operand of a row kernel: LayerNorm's weight and bias, a scale), instead of over the
+  /// loop's shape for the engine to sum. Such a gradient buffer starts at zero.
+  std::vector<bool> row_reduced;
 };
 
 namespace detail {
@@ -73,6 +77,8 @@ struct RowPlan {
   std::vector<std::pair<std::int64_t, std::int64_t>> in;
 };
 std::optional<RowPlan> make_row_plan(const Graph& g, const std::vector<int>& inputs, const Shape& shape);
+/// Per input of row kernel `n`: is its gradient summed over the rows inside the kernel (Kernel::row_reduced)?
+std::vector<bool> row_reduced_inputs(const Graph& g, const Node& n);
 /// The longest row a generated LayerNorm takes (its backward keeps one row on the stack).
 constexpr std::int64_t kMaxNormRow = 8192;
 

@@ -74,7 +74,8 @@ struct FusedRegion : autograd::Function<FusedRegion> {
   }
 
   /// The generated backward: one loop computes every input's gradient over the region's shape (the
-  /// engine sums it to the input's shape where the input broadcast).
+  /// engine sums it to the input's shape where the input broadcast), or, for a row kernel's [cols]
+  /// operands, at the input's own shape (Kernel::row_reduced).
   autograd::Grads generated_backward(autograd::Context& ctx, const autograd::Grads& grads, const Node& n) {
     const Kernel& k = *n.kernel;
     const autograd::Grads saved = ctx.saved_tensors();
@@ -91,7 +92,8 @@ struct FusedRegion : autograd::Function<FusedRegion> {
     for (std::size_t i = 0; i < saved.size(); ++i) {
       if (k.arg[i] < 0) continue;
       in_ptrs.push_back(static_cast<const float*>(saved[i].raw_data_ptr()));
-      gins[i] = empty(k.shape, TensorOptions{.dtype = kFloat32});
+      gins[i] = k.row_reduced[i] ? zeros(k.in_shapes[i], TensorOptions{.dtype = kFloat32})
+                                 : empty(k.shape, TensorOptions{.dtype = kFloat32});
       gin_ptrs.push_back(gins[i].data_ptr<float>());
     }
     k.backward(gin_ptrs.data(), in_ptrs.data(), gout_ptrs.data());
