@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """P9 peer: bench/compile_mlp.cpp's MLP in PyTorch 1.13 eager (Debian's PyTorch has no torch.compile):
-3 blocks of x -> LayerNorm(x + GELU(Linear(x)) * gamma), x: [256, 512], 1 intra-op thread, the same
+3 blocks of x -> LayerNorm(x + GELU(Linear(x)) * gamma), x: [256, 128], 1 intra-op thread, the same
 weights and input (the formulas of compile_mlp.cpp), an SGD step on mean(y * y).
 
 usage: p9_mlp_pytorch.py <per_rep>     then the interleaving protocol of bench/peer_process.hpp:
@@ -19,7 +19,7 @@ import torch.nn.functional as F
 import peer_info  # bench/peers/peer_info.py, next to this script
 
 torch.set_num_threads(1)
-BATCH, WIDTH, BLOCKS = 256, 512, 3
+BATCH, WIDTH, BLOCKS = 256, 128, 3
 per_rep = int(sys.argv[1])
 
 

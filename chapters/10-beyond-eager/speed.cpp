@@ -1,7 +1,7 @@
 // What compiling buys, measured: kd::compile against eager Kindling on the elementwise
-// model and on BENCH P9's block, the forward and an SGD training step, one thread, CPU
-// time, interleaved (common.hpp's paired_speedup). Then the compile time, cold and from
-// the cache.
+// model and on BENCH P9's block at two widths, the forward and an SGD training step, one
+// thread, CPU time, interleaved (common.hpp's paired_speedup). Then the compile time, cold
+// and from the cache, and where each block's eager forward spends its time.
 #include <chrono>
 #include <filesystem>
 
@@ -40,6 +40,24 @@ void measure(const char* name, kd::nn::Module& model, const kd::Tensor& x,
               hi);
 }
 
+// Where the eager forward of `block` spends its time, per call.
+void breakdown(const char* name, Block& block, const kd::Tensor& x) {
+  kd::NoGradGuard no_grad;
+  const kd::Tensor y = block(x);
+  const int n = 40;
+  const double c0 = cpu_seconds();
+  kd::Tensor h;
+  for (int i = 0; i < n; ++i) h = block.fc(x);
+  const double c1 = cpu_seconds();
+  for (int i = 0; i < n; ++i) h = x + F::gelu(y) * block.gamma;
+  const double c2 = cpu_seconds();
+  for (int i = 0; i < n; ++i) h = block.norm(y);
+  const double c3 = cpu_seconds();
+  std::printf("%s, eager, per call: Linear %.3f ms, GELU-scale-add %.3f ms, "
+              "LayerNorm %.3f ms\n",
+              name, (c1 - c0) * 1e3 / n, (c2 - c1) * 1e3 / n, (c3 - c2) * 1e3 / n);
+}
+
 int main() {
   kd::set_num_threads(1);
   kd::manual_seed(0);
@@ -68,20 +86,11 @@ int main() {
   measure("pointwise  512", pointwise, x, 20);  // 512 KiB per tensor: fits in L2
   Pointwise wide(8192);
   measure("pointwise 8192", wide, kd::randn({256, 8192}), 2);  // 8 MiB per tensor
-  measure("P9 block", block, x, 10);
-  kd::NoGradGuard no_grad;
-  const kd::Tensor y = block(x);
-  // Where the eager forward's time goes, per call.
-  const double c0 = cpu_seconds();
-  kd::Tensor h;
-  for (int i = 0; i < 20; ++i) h = block.fc(x);
-  const double c1 = cpu_seconds();
-  for (int i = 0; i < 20; ++i) h = x + F::gelu(y) * block.gamma;
-  const double c2 = cpu_seconds();
-  for (int i = 0; i < 20; ++i) h = block.norm(y);
-  const double c3 = cpu_seconds();
-  std::printf(
-      "\nP9 block, eager, per call: Linear %.3f ms, GELU-scale-add %.3f ms, "
-      "LayerNorm %.3f ms\n",
-      (c1 - c0) * 50, (c2 - c1) * 50, (c3 - c2) * 50);
+  measure("block 512", block, x, 10);
+  Block narrow(128);  // BENCH P9's width
+  const kd::Tensor x128 = kd::randn({256, 128});
+  measure("block 128", narrow, x128, 40);
+  std::printf("\n");
+  breakdown("block 512", block, x);
+  breakdown("block 128", narrow, x128);
 }

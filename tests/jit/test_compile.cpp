@@ -557,3 +557,28 @@ TEST_CASE("compile: a compile and an ONNX export on two threads take turns with 
   CHECK(failures == 0);
   CHECK(fs::exists(cache.dir / "b3.onnx"));
 }
+
+TEST_CASE("compile: a cached library loaded twice, then another, each module runs its own kernels") {
+  // The second load of the same file must not leave a name behind (/proc/self/fd/N) that the dynamic
+  // loader matches when the descriptor number is reused for the next library (compile_cache.cpp).
+  TempCache cache("reload");
+  kd::manual_seed(5);
+  auto chain = [](NormModel& s, const kd::Tensor& x) { return s.norm(kd::nn::functional::gelu(x) * s.scale + x); };
+  NormModel wide({256}, true, chain);
+  const kd::Tensor xw = kd::randn({64, 256});
+  kd::NoGradGuard no_grad;
+  auto first = kd::compile(wide, {.cache_dir = cache.dir});
+  CHECK(kd::allclose((*first)(xw), wide(xw), 1e-5, 1e-5));
+  {
+    auto again = kd::compile(wide, {.cache_dir = cache.dir});
+    CHECK(kd::allclose((*again)(xw), wide(xw), 1e-5, 1e-5));
+    CHECK(again->stats().cache_hits == 1);
+  }
+  for (int i = 0; i < 3; ++i) {  // a new library each time, loaded while `first` holds the old one
+    NormModel other({16 + i}, true, chain);
+    auto fast = kd::compile(other, {.cache_dir = cache.dir});
+    const kd::Tensor x = kd::randn({8, 16 + i});
+    CHECK(kd::allclose((*fast)(x), other(x), 1e-5, 1e-5));
+  }
+  CHECK(kd::allclose((*first)(xw), wide(xw), 1e-5, 1e-5));
+}

@@ -15,11 +15,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "compile_detail.hpp"
@@ -118,12 +121,18 @@ std::string slurp(const std::string& path) {
 /// Opens `so`, checks its bytes against the hash in `sum`, and dlopens that same file descriptor.
 /// Returns nullptr when the entry is missing or does not check out.
 std::shared_ptr<void> load_verified(const std::filesystem::path& so, const std::filesystem::path& sum,
-                                    bool& corrupt) {
+                                    bool& corrupt, std::pair<dev_t, ino_t>& file) {
   corrupt = false;
   std::error_code ec;
   if (!std::filesystem::exists(so, ec) || !std::filesystem::exists(sum, ec)) return nullptr;
   const int fd = ::open(so.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return nullptr;
+  }
+  file = {st.st_dev, st.st_ino};  // the file this descriptor reads, whatever the name points at now
   std::string bytes;
   char buf[1 << 16];
   for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
@@ -154,6 +163,31 @@ std::shared_ptr<void> load_verified(const std::filesystem::path& so, const std::
     ::dlclose(h);
     ::close(fd);
   });
+}
+
+/// The libraries this process has loaded, by path, while any kernel still holds one. A library is
+/// opened once: the dynamic loader would recognise a second "/proc/self/fd/M" of the same file as
+/// the loaded library and keep M as another name of it, and once M is closed and reused for a
+/// different library, dlopen("/proc/self/fd/M") would return the old one (its kernels, run on the
+/// new shapes, read and write out of bounds).
+std::shared_ptr<void> load_once(const std::filesystem::path& so, const std::filesystem::path& sum,
+                                bool& corrupt) {
+  static std::mutex mutex;
+  static std::map<std::pair<dev_t, ino_t>, std::weak_ptr<void>> loaded;  // by file, not by name
+  std::lock_guard<std::mutex> lock(mutex);
+  corrupt = false;
+  struct stat st {};
+  if (::stat(so.c_str(), &st) != 0) return nullptr;
+  const std::pair<dev_t, ino_t> file{st.st_dev, st.st_ino};
+  if (auto it = loaded.find(file); it != loaded.end()) {
+    // Loaded, and checked then; its descriptor is still open, so its inode is this file's.
+    if (std::shared_ptr<void> lib = it->second.lock()) return lib;
+    loaded.erase(it);
+  }
+  std::pair<dev_t, ino_t> opened;
+  std::shared_ptr<void> lib = load_verified(so, sum, corrupt, opened);
+  if (lib) loaded[opened] = lib;
+  return lib;
 }
 
 }  // namespace
@@ -211,7 +245,7 @@ std::shared_ptr<void> build_library(const std::string& source, const CompileOpti
   const std::filesystem::path so = dir / (key + ".so"), sum = dir / (key + ".so.sha256");
 
   bool corrupt = false;
-  if (auto lib = load_verified(so, sum, corrupt)) {
+  if (auto lib = load_once(so, sum, corrupt)) {
     if (stats) ++stats->cache_hits;
     return lib;
   }
@@ -249,7 +283,7 @@ std::shared_ptr<void> build_library(const std::string& source, const CompileOpti
     throw Error("kd::compile: cannot move the compiled library to " + so.string() + ": " + ec.message());
   kindling::detail::write_file_atomically(sum.string(), hash + "\n", "kd::compile");
   if (stats) ++stats->compiled;
-  auto lib = load_verified(so, sum, corrupt);
+  auto lib = load_once(so, sum, corrupt);
   if (!lib)
     throw Error("kd::compile: the library just built at " + so.string() + " changed before it was loaded");
   return lib;

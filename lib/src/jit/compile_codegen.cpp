@@ -337,8 +337,9 @@ std::string kernel_source(const Graph& g, const Node& n, std::size_t index, bool
 ///   1. the chain (the body before the layer_norm), its result written into the output row, and summed;
 ///   2. the squared deviations from the row's mean, summed (two passes: no cancellation);
 ///   3. the row normalised in place, times the weight, plus the bias.
-/// The sums are in double, as the eager kernel's (layer_norm.cpp). The backward recomputes the row
-/// (into a row on the stack), then, with ĝ = gy·w and x̂ = (z - mean)·rstd:
+/// The sums are in double, as the eager kernel's (layer_norm.cpp). In training the forward also copies
+/// each row (z, the layer_norm's input) to `zs`, saved for the backward, which sums it again for the
+/// mean and variance and then, with ĝ = gy·w and x̂ = (z - mean)·rstd:
 ///   the weight's gradient gy·x̂ and the bias's gy (summed over the rows here: row_reduced_inputs),
 ///   Σĝ and Σĝ·x̂; and then gz = rstd·(ĝ - mean(ĝ) - x̂·mean(ĝ·x̂)), which flows back through
 ///   the chain as in kernel_source.
@@ -384,7 +385,8 @@ std::string norm_kernel_source(const Graph& g, const Node& n, std::size_t index,
        << "  const float* go0 = gouts[0];\n";
   } else {
     os << "extern \"C\" void " << detail::kernel_symbol(index) << "(float* const* outs, const float* const* ins) {\n"
-       << "  float* o0 = outs[0];\n";
+       << "  float* o0 = outs[0];\n"
+       << "  float* zs = outs[1];  // null, or where the backward's rows go (training)\n";
   }
   int slot = 0;
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
@@ -413,18 +415,23 @@ std::string norm_kernel_source(const Graph& g, const Node& n, std::size_t index,
   };
   const std::string vx = "v" + std::to_string(x);
   const std::string vw = has_w ? " * v" + std::to_string(w) : "", vb = has_b ? " + v" + std::to_string(b) : "";
-  if (backward) os << "  float z[" << N << "];  // one row of the layer_norm's input\n";
+  if (backward) os << "  const float* zs = ins[" << slot << "];  // the forward's rows\n";
   const std::string row = backward ? "z" : "row";
   os << "  for (std::int64_t r = 0; r < " << rp.rows << "; ++r) {\n";
-  if (!backward) os << "    float* row = o0 + r * " << N << ";\n";
+  os << (backward ? "    const float* z = zs + r * " : "    float* row = o0 + r * ") << N << ";\n";
   os << "    double sum = 0.0;\n"
      << "    #pragma omp simd reduction(+ : sum)\n"
      << "    for (std::int64_t j = 0; j < " << N << "; ++j) {\n";
-  emit_chain("      ");
-  os << "      " << row << "[j] = " << vx << ";\n"
-     << "      sum += " << vx << ";\n"
-     << "    }\n"
-     << "    const float mean = static_cast<float>(sum / " << n_lit << ");\n"
+  if (backward) {
+    os << "      sum += z[j];\n";
+  } else {
+    emit_chain("      ");
+    os << "      row[j] = " << vx << ";\n"
+       << "      sum += " << vx << ";\n";
+  }
+  os << "    }\n";
+  if (!backward) os << "    if (zs) __builtin_memcpy(zs + r * " << N << ", row, " << N * 4 << ");\n";
+  os << "    const float mean = static_cast<float>(sum / " << n_lit << ");\n"
      << "    double sq = 0.0;\n"
      << "    #pragma omp simd reduction(+ : sq)\n"
      << "    for (std::int64_t j = 0; j < " << N << "; ++j) {\n"
@@ -536,6 +543,7 @@ void compile_kernels(Graph& g, const CompileOptions& options, CompileStats* stat
       k->in_strides.push_back(g.values[at(v)].strides);
     }
     k->row_reduced = detail::row_reduced_inputs(g, n);
+    k->saves_rows = n.body.back().op == "layer_norm";
     n.kernel = std::move(k);
   }
 }

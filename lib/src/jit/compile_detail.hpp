@@ -39,6 +39,10 @@ struct Kernel {
   /// (a [cols] operand of a row kernel: LayerNorm's weight and bias, a scale), instead of over the
   /// loop's shape for the engine to sum. Such a gradient buffer starts at zero.
   std::vector<bool> row_reduced;
+  /// A row kernel (a region that ends in layer_norm): its forward also writes the layer_norm's input,
+  /// over the loop's shape, to outs[number of outputs] unless that pointer is null, and its backward
+  /// reads it from the `ins` slot after the last input (compile_module.cpp saves it for backward).
+  bool saves_rows = false;
 };
 
 namespace detail {
@@ -79,7 +83,8 @@ struct RowPlan {
 std::optional<RowPlan> make_row_plan(const Graph& g, const std::vector<int>& inputs, const Shape& shape);
 /// Per input of row kernel `n`: is its gradient summed over the rows inside the kernel (Kernel::row_reduced)?
 std::vector<bool> row_reduced_inputs(const Graph& g, const Node& n);
-/// The longest row a generated LayerNorm takes (its backward keeps one row on the stack).
+/// The longest row a generated LayerNorm takes: its three loops over a row want the row in the
+/// L1 cache (32 KiB); longer rows run the eager kernel.
 constexpr std::int64_t kMaxNormRow = 8192;
 
 /// The symbol generate_cpp gives fused node `index` of g.nodes.

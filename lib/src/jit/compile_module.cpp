@@ -28,14 +28,16 @@ bool accepts(const Kernel& k, const std::vector<Tensor>& ins) {
 }
 
 /// Runs `k`; `inplace` >= 0: its one output is written over input `inplace` (a GEMM's result).
+/// `rows`: a row kernel (Kernel::saves_rows) also writes its layer_norm's input there.
 std::vector<Tensor> launch(const Kernel& k, std::size_t num_outputs, const std::vector<Tensor>& ins,
-                           int inplace = -1) {
+                           int inplace = -1, Tensor* rows = nullptr) {
   std::vector<Tensor> outs;
   std::vector<float*> out_ptrs;
   for (std::size_t o = 0; o < num_outputs; ++o) {
     outs.push_back(inplace >= 0 ? ins[at(inplace)] : empty(k.shape, TensorOptions{.dtype = kFloat32}));
     out_ptrs.push_back(outs.back().data_ptr<float>());
   }
+  if (k.saves_rows) out_ptrs.push_back(rows ? rows->data_ptr<float>() : nullptr);
   std::vector<const float*> in_ptrs;
   for (std::size_t i = 0; i < ins.size(); ++i)
     if (k.arg[i] >= 0) in_ptrs.push_back(static_cast<const float*>(ins[i].raw_data_ptr()));
@@ -44,7 +46,9 @@ std::vector<Tensor> launch(const Kernel& k, std::size_t num_outputs, const std::
 }
 
 /// A fused node in a graph that needs gradients: one autograd node for the whole region. It saves
-/// only the region's inputs, never its intermediates, and its backward is one of two:
+/// the region's inputs, never its intermediates -- except, in a region that ends in a LayerNorm, the
+/// LayerNorm's input (what eager autograd saves too): the backward needs each whole row before it can
+/// start, and recomputing it would run the chain (its erff, say) a third time. Its backward is one of two:
 ///  * generated (CompileOptions::generate_backward, the default): the region's backward kernel, one
 ///    loop that recomputes the forward's values in registers and applies each op's derivative in
 ///    reverse (compile_derivatives.cpp) -- what Inductor gets from AOTAutograd's joint graph;
@@ -59,12 +63,22 @@ struct FusedRegion : autograd::Function<FusedRegion> {
   std::size_t index = 0;
 
   std::vector<Tensor> forward(autograd::Context& ctx, const std::vector<Tensor>& ins,
-                              const std::shared_ptr<const Graph>& g, const std::size_t& node) {
+                              const std::shared_ptr<const Graph>& g, const std::size_t& node,
+                              const bool& needs_grad) {
     graph = g;
     index = node;
-    ctx.save_for_backward(std::span<const Tensor>(ins));
     const Node& n = g->nodes[node];
-    return launch(*n.kernel, n.outputs.size(), ins);
+    const Kernel& k = *n.kernel;
+    if (!needs_grad || !k.saves_rows || !k.backward) {
+      ctx.save_for_backward(std::span<const Tensor>(ins));
+      return launch(k, n.outputs.size(), ins);
+    }
+    Tensor rows = empty(k.shape, TensorOptions{.dtype = kFloat32});
+    std::vector<Tensor> outs = launch(k, n.outputs.size(), ins, -1, &rows);
+    std::vector<Tensor> saved = ins;
+    saved.push_back(rows);  // after the inputs: the backward kernel reads it as its last `ins`
+    ctx.save_for_backward(std::span<const Tensor>(saved));
+    return outs;
   }
 
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
@@ -86,19 +100,21 @@ struct FusedRegion : autograd::Function<FusedRegion> {
       gouts.push_back(have ? grads[o].to(kFloat32).contiguous() : zeros(k.shape, TensorOptions{.dtype = kFloat32}));
       gout_ptrs.push_back(gouts.back().data_ptr<float>());
     }
+    const std::size_t num_in = n.inputs.size();  // saved: the inputs (then the rows, saves_rows)
     std::vector<const float*> in_ptrs;
-    std::vector<Tensor> gins(saved.size());
+    std::vector<Tensor> gins(num_in);
     std::vector<float*> gin_ptrs;
-    for (std::size_t i = 0; i < saved.size(); ++i) {
+    for (std::size_t i = 0; i < num_in; ++i) {
       if (k.arg[i] < 0) continue;
       in_ptrs.push_back(static_cast<const float*>(saved[i].raw_data_ptr()));
       gins[i] = k.row_reduced[i] ? zeros(k.in_shapes[i], TensorOptions{.dtype = kFloat32})
                                  : empty(k.shape, TensorOptions{.dtype = kFloat32});
       gin_ptrs.push_back(gins[i].data_ptr<float>());
     }
+    if (k.saves_rows) in_ptrs.push_back(saved.at(num_in).data_ptr<float>());
     k.backward(gin_ptrs.data(), in_ptrs.data(), gout_ptrs.data());
     autograd::Grads result;
-    for (std::size_t i = 0; i < saved.size(); ++i)
+    for (std::size_t i = 0; i < num_in; ++i)
       result.push_back(k.arg[i] >= 0 && ctx.needs_input_grad(i) ? gins[i] : Tensor());
     return result;
   }
@@ -174,7 +190,7 @@ std::vector<Tensor> run(const std::shared_ptr<const Graph>& graph, const std::ve
                ins[at(n.inplace_input)].dtype() == kFloat32 && !ins[at(n.inplace_input)].requires_grad()) {
       outs = launch(*n.kernel, 1, ins, n.inplace_input);  // the GEMM's buffer, read only here, is reused
     } else {
-      outs = FusedRegion::apply(ins, graph, i);
+      outs = FusedRegion::apply(ins, graph, i, is_grad_enabled() && kindling::detail::requires_grad(ins));
     }
     for (std::size_t k = 0; k < n.outputs.size(); ++k) env[at(n.outputs[k])] = std::move(outs[k]);
     for (int v : n.inputs)
