@@ -1,7 +1,7 @@
 // What compiling buys, measured: kd::compile against eager Kindling on the elementwise
-// model and on BENCH P9's block at two widths, the forward and an SGD training step, one
-// thread, CPU time, interleaved (common.hpp's paired_speedup). Then the compile time, cold
-// and from the cache, and where each block's eager forward spends its time.
+// model and on BENCH P9's block at two widths, the forward and an SGD training step,
+// one thread, CPU time, interleaved (common.hpp's paired_speedup). Then the compile
+// time, cold and from the cache, and where each block's eager forward spends its time.
 #include <chrono>
 #include <filesystem>
 
