@@ -4,6 +4,7 @@
 //   compile_ops.cpp      the op table: what each traced op records, and how to run it again;
 //   compile_passes.cpp   dead-code elimination, constant folding, elementwise fusion, LayerNorm;
 //   compile_codegen.cpp  C++ for each fused node (one loop, shapes and strides baked in);
+//   compile_codegen_rows.cpp  ... and for a fused node that ends in a LayerNorm (a loop over rows);
 //   compile_derivatives.cpp  the derivative of each elementwise op, for the generated backward;
 //   compile_cache.cpp    the compiler run, the on-disk cache (SHA-256 checked) and dlopen;
 //   compile_module.cpp   running a graph (the fused nodes' autograd node), guards, CompiledModule.
@@ -86,6 +87,14 @@ std::vector<bool> row_reduced_inputs(const Graph& g, const Node& n);
 /// The longest row a generated LayerNorm takes: its three loops over a row want the row in the
 /// L1 cache (32 KiB); longer rows run the eager kernel.
 constexpr std::int64_t kMaxNormRow = 8192;
+
+/// The strides of `v` broadcast to `shape` (0 where it broadcasts), and a float as C++ source
+/// ("0.5f", "__builtin_inff()"): compile_codegen.cpp's, shared with the row kernels.
+std::vector<std::int64_t> strides_over(const Value& v, const Shape& shape);
+std::string float_literal(double v);
+/// A fused node that ends in layer_norm, as C++: its forward, or (`backward`) its backward
+/// (compile_codegen_rows.cpp).
+std::string row_kernel_source(const Graph& g, const Node& n, std::size_t index, bool backward);
 
 /// The symbol generate_cpp gives fused node `index` of g.nodes.
 std::string kernel_symbol(std::size_t index);
