@@ -126,6 +126,52 @@ TEST_CASE("compile: an MLP (Linear, GELU, LayerNorm) gives eager's outputs and g
   for (const auto& n : fast->graph()->nodes)
     if (n.op == "fused") CHECK(n.inplace_input == 0);
   CHECK(fast->graph()->str().find("{epilogue of %") != std::string::npos);
+  // fc1's bias moved into the region (addmm -> mm, the region starts with the add); fc2's result is
+  // the output, read by no region, and keeps its addmm.
+  CHECK(count_op(*fast->graph(), "mm") == 1);
+  CHECK(count_op(*fast->graph(), "addmm") == 1);
+  for (const auto& n : fast->graph()->nodes)
+    if (n.op == "fused") CHECK(n.body.front().op == "add");
+}
+
+/// y = f(x @ Wᵀ + b) * 2 through addmm with the given bias, beta and alpha: which biases move into
+/// the epilogue region (Linear's: one per column, beta = alpha = 1) and which stay in the addmm.
+struct Affine : kd::nn::Module {
+  kd::Tensor weight, bias;
+  double beta, alpha;
+  Affine(const kd::Shape& bias_shape, double b, double a) : beta(b), alpha(a) {
+    weight = register_parameter("weight", kd::randn({24, 16}));
+    bias = register_parameter("bias", kd::randn(bias_shape));
+  }
+  kd::Tensor forward(const kd::Tensor& x) override {
+    return kd::nn::functional::gelu(kd::addmm(bias, x, weight.t(), beta, alpha)) * 2.0;
+  }
+};
+
+TEST_CASE("compile: a Linear's bias moves into the elementwise region that reads its product") {
+  TempCache cache("bias");
+  kd::manual_seed(3);
+  const kd::Tensor x = kd::randn({10, 16});
+  struct Case {
+    kd::Shape bias;
+    double beta, alpha;
+    bool moves;
+  };
+  for (const Case& c : {Case{{24}, 1.0, 1.0, true}, Case{{1, 24}, 1.0, 1.0, true}, Case{{10, 24}, 1.0, 1.0, false},
+                        Case{{24}, 0.5, 1.0, false}, Case{{24}, 1.0, 2.0, false}}) {
+    INFO("bias " << kd::shape_str(c.bias) << ", beta " << c.beta << ", alpha " << c.alpha);
+    Affine model(c.bias, c.beta, c.alpha);
+    auto fast = kd::compile(model, {.cache_dir = cache.dir});
+    const Result eager = run_with_grads([&](const kd::Tensor& t) { return model(t); }, model, x);
+    const Result compiled = run_with_grads([&](const kd::Tensor& t) { return (*fast)(t); }, model, x);
+    check_same(eager, compiled);  // the bias's gradient included: the region's backward makes it now
+    CHECK(count_op(*fast->graph(), "mm") == (c.moves ? 1 : 0));
+    CHECK(count_op(*fast->graph(), "addmm") == (c.moves ? 0 : 1));
+    kd::NoGradGuard no_grad;
+    CHECK(kd::allclose(model(x), (*fast)(x), 1e-5, 1e-5));
+    const std::string ir = fast->graph()->str();
+    CHECK((ir.find("in place, with its bias") != std::string::npos) == c.moves);
+  }
 }
 
 namespace {

@@ -121,13 +121,33 @@ static inline float kd_sigmoid(float v) {
   const float e = expf(-__builtin_fabsf(v)), s = 1.0f / (1.0f + e);
   return v >= 0.0f ? s : e * s;
 }
-static inline float kd_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f)); }
+// erf for GELU, inline: the rational approximation of Eigen's and XLA's float erf (within 3.4e-7 of
+// erf, ~5 ulp); the input is clamped to [-4, 4], where erf is +-1 in float. Inline, it vectorises
+// with the loop (-fno-trapping-math lets the compiler evaluate it for every lane), twice as fast as
+// a call to libmvec's erff, which also spills the loop's registers around each call.
+static inline float kd_erf(float a) {
+  float x = a > 4.0f ? 4.0f : a;
+  x = x < -4.0f ? -4.0f : x;
+  const float x2 = x * x;
+  float p = x2 * -2.72614225801306e-10f + 2.77068142495902e-08f;
+  p = p * x2 - 2.10102402082508e-06f;
+  p = p * x2 - 5.69250639462346e-05f;
+  p = p * x2 - 7.34990630326855e-04f;
+  p = p * x2 - 2.95459980854025e-03f;
+  p = p * x2 - 1.60960333262415e-02f;
+  float q = x2 * -1.45660718464996e-05f - 2.13374055278905e-04f;
+  q = q * x2 - 1.68282697438203e-03f;
+  q = q * x2 - 7.37332916720468e-03f;
+  q = q * x2 - 1.42647390514189e-02f;
+  return x * p / q;
+}
+static inline float kd_gelu(float x) { return 0.5f * x * (1.0f + kd_erf(x * 0.70710678118654752440f)); }
 static inline float kd_gelu_tanh(float x) {
   return 0.5f * x * (1.0f + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
 }
 // Their derivatives (the backward kernels): PyTorch's GeluBackward and SiluBackward formulas.
 static inline float kd_gelu_grad(float x) {
-  const float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752440f));
+  const float cdf = 0.5f * (1.0f + kd_erf(x * 0.70710678118654752440f));
   return cdf + x * 0.39894228040143267794f * expf(-0.5f * x * x);
 }
 static inline float kd_gelu_tanh_grad(float x) {

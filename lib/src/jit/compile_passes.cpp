@@ -324,6 +324,55 @@ int fuse_layer_norm(Graph& g) {
 
 // ---- epilogues -------------------------------------------------------------------------------------
 
+namespace {
+
+/// The epilogue `n` reads addmm node `p`'s result (input position k). When the addmm adds a bias of
+/// one value per column with beta = alpha = 1 (Linear's), the addmm becomes an mm and the bias add
+/// the region's first op: the GEMM no longer makes a second pass over its result to add the bias,
+/// and the region adds it to each element as it reads it. The product keeps its value id; the
+/// region's chain reads a new one, the sum. Returns whether it moved the bias.
+bool move_bias_into(Graph& g, Node& n, std::size_t k) {
+  Node& p = g.nodes[at(g.values[at(n.inputs[k])].producer)];
+  if (p.op != "addmm" || p.scalars.size() != 2 || p.scalars[0] != 1.0 || p.scalars[1] != 1.0) return false;
+  const int product = n.inputs[k], bias = p.inputs[0];
+  const Value& b = g.values[at(bias)];
+  const Shape& shape = g.values[at(product)].shape;
+  if (b.dtype != kFloat32 || shape.size() != 2 || !(b.shape == Shape{shape[1]} || b.shape == Shape{1, shape[1]}))
+    return false;
+  std::vector<int> inputs = n.inputs;
+  if (std::find(inputs.begin(), inputs.end(), bias) == inputs.end()) inputs.push_back(bias);
+  // A row kernel (a LayerNorm region) must still walk every operand by rows; a [cols] bias does.
+  if (!n.body.empty() && n.body.back().op == "layer_norm" && !detail::make_row_plan(g, inputs, shape)) return false;
+
+  Value with_bias = g.values[at(product)];
+  with_bias.name.clear();
+  with_bias.producer = -1;  // made inside the region
+  const int sum = g.add_value(with_bias);
+  for (Node& b2 : n.body)
+    for (int& v : b2.inputs)
+      if (v == product) v = sum;
+  Node add;
+  add.op = "add";
+  add.inputs = {product, bias};
+  add.outputs = {sum};
+  add.scalars = {1.0};
+  add.eager = [](const std::vector<Tensor>& t) { return std::vector<Tensor>{kindling::add(t[0], t[1])}; };
+  n.body.insert(n.body.begin(), std::move(add));
+  n.inputs = std::move(inputs);
+  n.eager = [body = n.body, ins = n.inputs, outs = n.outputs](const std::vector<Tensor>& args) {
+    return run_body(body, ins, outs, args);
+  };
+
+  p.op = "mm";
+  p.inputs = {p.inputs[1], p.inputs[2]};
+  p.attrs.clear();
+  p.scalars.clear();
+  p.eager = [](const std::vector<Tensor>& t) { return std::vector<Tensor>{kindling::mm(t[0], t[1])}; };
+  return true;
+}
+
+}  // namespace
+
 int fuse_epilogues(Graph& g) {
   std::vector<int> readers(g.values.size(), 0);
   for (const Node& n : g.nodes)
@@ -340,6 +389,7 @@ int fuse_epilogues(Graph& g) {
       if (readers[at(n.inputs[k])] != 1 || v.shape != out.shape || v.dtype != kFloat32) continue;
       n.inplace_input = static_cast<int>(k);
       n.attrs = "epilogue of " + detail::ref(g, n.inputs[k]) + ", in place";
+      if (move_bias_into(g, n, k)) n.attrs += ", with its bias";
       ++count;
       break;
     }

@@ -129,9 +129,11 @@ int fuse_layer_norm(Graph& g);
 /// Epilogues: a fused node that is the only reader of a GEMM's result (addmm, mm: what Linear
 /// computes) of its own shape runs in place over that result, so the GEMM's output buffer is its
 /// output buffer and the epilogue allocates nothing (when no gradient is needed: autograd keeps
-/// the GEMM's result for the fused node's backward). The GEMM itself stays the library's (oneDNN's or
-/// OpenBLAS's sgemm, gemm.cpp); Inductor goes further and applies the epilogue inside its own GEMM
-/// template's tiles. Returns the count.
+/// the GEMM's result for the fused node's backward). An addmm with Linear's bias (one value per
+/// column, beta = alpha = 1) becomes an mm, and the bias add the region's first op: the GEMM then
+/// makes no second pass over its result to add the bias (the IR says "with its bias"). The GEMM
+/// itself stays the library's (oneDNN's or OpenBLAS's sgemm, gemm.cpp); Inductor goes further and
+/// applies the epilogue inside its own GEMM template's tiles. Returns the count.
 int fuse_epilogues(Graph& g);
 
 /// Bytes of intermediate results the fused nodes never write to memory (the values that stay inside a
@@ -154,8 +156,10 @@ struct CompileOptions {
   std::filesystem::path cache_dir;
   /// The C++ compiler (default: the one that built Kindling), its flags, and the libraries the
   /// kernels link (after the source): glibc's vector math library, libmvec (see compile_codegen.cpp).
+  /// -fno-trapping-math lets the compiler evaluate both sides of a select (GELU's inline erf clamps
+  /// its input) in every vector lane; the values are the same.
   std::string compiler;
-  std::vector<std::string> flags{"-O3",           "-march=native", "-fno-math-errno",
+  std::vector<std::string> flags{"-O3",           "-march=native", "-fno-math-errno", "-fno-trapping-math",
                                  "-fopenmp-simd", "-fPIC",         "-shared"};
   std::vector<std::string> libs{"-lmvec"};
 };
