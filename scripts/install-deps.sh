@@ -31,8 +31,9 @@ PACKAGES=(
   # PyTorch | Kindling tabs, copy buttons, KaTeX for math, matplotlib for the plots
   doxygen python3-sphinx python3-breathe python3-myst-parser furo graphviz
   python3-sphinx-inline-tabs python3-sphinx-copybutton libjs-katex python3-matplotlib
-  # data: Fashion-MNIST in /usr/share/datasets/fashion-mnist
-  dataset-fashion-mnist
+  # data: Fashion-MNIST in /usr/share/datasets/fashion-mnist; chapter 9's photographs, Tux Paint's
+  # stamps (GPL-2: cut-out photos of animals, fruit, plants... in /usr/share/tuxpaint/stamps)
+  dataset-fashion-mnist tuxpaint-stamps-default
   # chapter 10's ONNX import/export: ONNX's own protobuf classes, its checker (python3-onnx) and
   # its conformance node tests (libonnx-testdata, /usr/share/libonnx-testdata/data)
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata

@@ -64,6 +64,23 @@ TEST_CASE("ImageFolder: sorted classes, class_to_idx, decoded samples", "[thread
   CHECK(rows == 9);
 }
 
+TEST_CASE("ImageFolder: sub-folders in torchvision's order; a link back up the tree is walked once") {
+  TempDir dir;
+  namespace fs = std::filesystem;
+  fs::create_directories(dir.path / "cls/b/c");
+  fs::create_directories(dir.path / "cls/b-c");
+  for (const char* f : {"cls/z.png", "cls/b/x.png", "cls/b/c/w.png", "cls/b-c/y.png", "cls/b/.PNG"})
+    kd::data::save_png(test_image(2, 2, 3, 0), dir / f);
+  fs::create_directory_symlink(dir.path / "cls", dir.path / "cls/b/up");  // a loop
+  kd::data::ImageFolder folder(dir.path.string());
+  std::vector<std::string> got;
+  for (const auto& [path, label] : folder.samples()) got.push_back(fs::relative(path, dir.path).string());
+  // sorted(os.walk(...)): each folder's files (sorted) before its sub-folders', folders by path
+  // ("cls/b" < "cls/b-c" < "cls/b/c": '-' sorts before '/'); a name that is only ".PNG" counts, as
+  // torchvision's lower(name).endswith(".png") takes it.
+  CHECK(got == std::vector<std::string>{"cls/z.png", "cls/b/.PNG", "cls/b/x.png", "cls/b-c/y.png", "cls/b/c/w.png"});
+}
+
 TEST_CASE("ImageFolder: missing root, no classes, empty class") {
   TempDir dir;
   CHECK_THROWS_WITH(kd::data::ImageFolder(dir / "nope"), Catch::Contains("is not a folder"));
