@@ -249,6 +249,76 @@ TEST_CASE("max_pool2d: the 2x2 float32 vector kernel picks what the float64 scal
     }
 }
 
+// Without a gradient to route, max_pool2d computes the maxima alone, separably (rows, then columns);
+// with one, it keeps where each maximum was. Both must give the same numbers, NaN and infinities
+// included, for every window shape: strides, padding, dilation and ceil_mode.
+TEST_CASE("max_pool2d: the maxima alone (no grad) equal the maxima the indexed kernel finds") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  struct Geom {
+    std::int64_t k, s, p, d;
+    bool ceil;
+  };
+  for (const Geom& gm : {Geom{3, 2, 1, 1, false}, Geom{3, 1, 1, 1, false}, Geom{2, 1, 0, 1, false}, Geom{3, 3, 0, 1, true},
+                         Geom{3, 2, 1, 2, false}, Geom{5, 2, 2, 1, true}, Geom{1, 2, 0, 1, false}, Geom{4, 3, 2, 1, true}})
+    for (const kd::DType dt : {kd::kFloat32, kd::kFloat64}) {
+      INFO("k=" << gm.k << " s=" << gm.s << " p=" << gm.p << " d=" << gm.d << " ceil=" << gm.ceil);
+      std::vector<double> v(2 * 3 * 11 * 13);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::size_t k = (i * 7919 + 13) % 53;
+        v[i] = k == 0 ? nan : k == 1 ? -inf : k == 2 ? inf : std::sin(0.37 * static_cast<double>(i));
+      }
+      const kd::Tensor x = kd::tensor(v, {2, 3, 11, 13}).to(dt);
+      const kd::Tensor with_idx =
+          F::max_pool2d(x.detach().requires_grad_(), gm.k, gm.s, gm.p, gm.d, gm.ceil).detach();
+      kd::Tensor values;
+      {
+        kd::NoGradGuard no_grad;
+        values = F::max_pool2d(x, gm.k, gm.s, gm.p, gm.d, gm.ceil);
+      }
+      CHECK(values.shape() == with_idx.shape());
+      CHECK(kd::allclose(values, with_idx, 0.0, 0.0, /*equal_nan=*/true));
+    }
+}
+
+// A float32 convolution whose image's column matrix is 1 MB or more runs on oneDNN's convolution
+// primitive (tensor/dnnl_conv.cpp); float64 always runs im2col + GEMM. The two must agree, with
+// strides, padding, dilation and groups, with and without a bias -- and where oneDNN is handed a shape
+// it would need a negative right padding for, the im2col path takes it. The backward (im2col's, from
+// the saved input and weight) follows the float64 one too.
+TEST_CASE("conv2d: the float32 forward on oneDNN's primitive equals the float64 im2col path") {
+  struct Case {
+    kd::Shape x, w;
+    std::int64_t stride, padding, dilation, groups;
+    bool bias;
+  };
+  for (const Case& c : {Case{{2, 64, 24, 24}, {32, 64, 3, 3}, 1, 1, 1, 1, true},
+                        Case{{1, 64, 47, 47}, {16, 64, 3, 3}, 2, 1, 1, 1, false},
+                        Case{{1, 64, 28, 28}, {8, 64, 3, 3}, 1, 2, 2, 1, true},
+                        Case{{1, 256, 24, 24}, {64, 64, 3, 3}, 1, 1, 1, 4, true},
+                        Case{{1, 512, 48, 48}, {8, 512, 1, 1}, 2, 0, 1, 1, false}}) {
+    INFO("x " << kd::shape_str(c.x) << ", w " << kd::shape_str(c.w) << ", stride " << c.stride << ", groups "
+              << c.groups);
+    kd::manual_seed(7);
+    const kd::Tensor x = kd::randn(c.x), w = kd::randn(c.w) * 0.1, b = c.bias ? kd::randn({c.w[0]}) : kd::Tensor();
+    auto run = [&](kd::DType dt, bool grad) {
+      kd::Tensor xd = x.to(dt).requires_grad_(grad), wd = w.to(dt).requires_grad_(grad);
+      kd::Tensor y = F::conv2d(xd, wd, b.defined() ? b.to(dt) : kd::Tensor(), c.stride, c.padding, c.dilation, c.groups);
+      if (grad) (y * y).sum().backward();
+      return std::vector<kd::Tensor>{y.detach().to(kd::kFloat64), grad ? xd.grad().to(kd::kFloat64) : kd::Tensor(),
+                                     grad ? wd.grad().to(kd::kFloat64) : kd::Tensor()};
+    };
+    const auto want = run(kd::kFloat64, true);
+    {
+      kd::NoGradGuard no_grad;
+      CHECK(kd::allclose(run(kd::kFloat32, false)[0], want[0], 1e-4, 1e-4));
+    }
+    const auto got = run(kd::kFloat32, true);
+    CHECK(kd::allclose(got[0], want[0], 1e-4, 1e-4));
+    CHECK(kd::allclose(got[1], want[1], 1e-3, 1e-3));
+    CHECK(kd::allclose(got[2], want[2], 1e-3, 1e-3));
+  }
+}
+
 TEST_CASE("layers: conv2d of 0 input channels gives zeros (plus the bias), forward and backward") {
   // No columns to multiply: every output is an empty sum. (The batched-GEMM sizing divided by the
   // size of one image's columns, 0 here, and the process died of SIGFPE.)

@@ -20,6 +20,7 @@
 #include "nn/conv_padding.hpp"
 #include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
+#include "tensor/dnnl_conv.hpp"
 #include "tensor/op_helpers.hpp"
 
 namespace kindling::nn::functional {
@@ -207,6 +208,14 @@ template <class T> struct Scratch {
 
 // out [N, O, L] = W · cols over B images at a time: cols [K·groups, B·L] (image b's columns at b·L),
 // the product [O, B·L] then scattered to each image's [O, L] (for B = 1 the GEMM writes out directly).
+// Where oneDNN's direct convolution takes over the float32 forward: when one image's column matrix
+// (K·H'·W' floats) is 1 MB or more, it no longer stays in the L2 cache between im2col and the GEMM,
+// and copying each input value kh·kw times costs a trip through memory. ResNet-18 at 224x224 (layer1:
+// 576 x 3136 columns, 7 MB an image): its forward took ~12 % less time (P8, Zen 3). Below, im2col +
+// GEMM stays: on the CNN's convolutions (28x28 and 14x14, columns of 28 kB and 113 kB) oneDNN's
+// forward, with its reorders to and from its blocked layout, made P6's training step ~10 % slower.
+constexpr std::int64_t kDirectColumnBytes = 1 << 20;
+
 template <class T> void conv_forward(const T* x, const T* w, const T* b, const ConvGeom& g, T* out) {
   const std::int64_t B = images_per_gemm<T>(g), L = g.l(), ld = B * L;
   const Scratch<T> cols(g.c * g.kh * g.kw * ld, flat_taps(g));
@@ -322,6 +331,14 @@ struct Convolution : autograd::Function<Convolution> {
     Tensor out = kindling::detail::make_tensor({g.n, g.o, g.oh, g.ow}, x.dtype(), x.device());
     ctx.save_for_backward({input, weight});
     if (out.numel() == 0) return kindling::detail::cast(out, input.dtype());  // nothing to compute (and BLAS dislikes 0-sized matrices)
+    // float32 with large column matrices: oneDNN's convolution primitive where it takes the shape
+    // (tensor/dnnl_conv.cpp), else im2col + GEMM below (see kDirectColumnBytes).
+    if (x.dtype() == kFloat32 && x.device().is_cpu() && g.k() * g.l() * std::int64_t(sizeof(float)) >= kDirectColumnBytes &&
+        kindling::detail::dnnl_conv2d_forward(
+            x.data_ptr<float>(), w.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
+            out.data_ptr<float>(),
+            {g.n, g.c, g.h, g.w, g.o, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups, g.oh, g.ow}))
+      return kindling::detail::cast(out, input.dtype());
     kindling::detail::dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
       using T = typename decltype(tag)::type;
       conv_forward<T>(x.data_ptr<T>(), w.data_ptr<T>(), b.defined() ? b.data_ptr<T>() : nullptr, g, out.data_ptr<T>());

@@ -287,6 +287,51 @@ template <class T> void max_backward_2x2(const T* go, const std::uint8_t* code, 
   }
 }
 
+// Without a backward to route (inference: no gradient recorded), only the maxima: separably, each
+// input row's horizontal window maxima first (`rows`, [h, ow] per plane), then the vertical maxima
+// of those rows. The max of a window is the same number whatever order its taps are visited in (a
+// NaN anywhere in it gives NaN, as in PyTorch); where it was is what needs the order, and nobody asks.
+// Each inner loop runs over output columns with no bounds test and vectorises: ResNet-18's 3x3/2 pool
+// at 224x224 took ~3x less time than the general loop above (perf, Zen 3).
+template <class T> void max_forward_values(const T* x, const PoolGeom& g, T* out) {
+  constexpr T lowest = -std::numeric_limits<T>::infinity();
+  std::vector<T> rows(static_cast<std::size_t>(g.h * g.ow));
+  // Output columns [lo, hi) whose tap j is inside the image: 0 <= ox·sw - pw + j·dw < w.
+  std::vector<std::pair<std::int64_t, std::int64_t>> span(static_cast<std::size_t>(g.kw));
+  for (std::int64_t j = 0; j < g.kw; ++j) {
+    std::int64_t lo = 0, hi = 0;
+    while (lo < g.ow && lo * g.sw - g.pw + j * g.dw < 0) ++lo;
+    hi = lo;
+    while (hi < g.ow && hi * g.sw - g.pw + j * g.dw < g.w) ++hi;
+    span[static_cast<std::size_t>(j)] = {lo, hi};
+  }
+  for (std::int64_t pl = 0; pl < g.planes; ++pl) {
+    const T* xp = x + pl * g.h * g.w;
+    for (std::int64_t y = 0; y < g.h; ++y) {
+      T* r = rows.data() + y * g.ow;
+      std::fill(r, r + g.ow, lowest);
+      for (std::int64_t j = 0; j < g.kw; ++j) {
+        const auto [lo, hi] = span[static_cast<std::size_t>(j)];
+        const T* src = xp + y * g.w - g.pw + j * g.dw;  // src[ox·sw]: tap j of window ox
+        for (std::int64_t ox = lo; ox < hi; ++ox) {
+          const T v = src[ox * g.sw];
+          r[ox] = (v > r[ox] || v != v) ? v : r[ox];
+        }
+      }
+    }
+    for (std::int64_t oy = 0; oy < g.oh; ++oy) {
+      T* o = out + (pl * g.oh + oy) * g.ow;
+      std::fill(o, o + g.ow, lowest);
+      for (std::int64_t i = 0; i < g.kh; ++i) {
+        const std::int64_t y = oy * g.sh - g.ph + i * g.dh;
+        if (y < 0 || y >= g.h) continue;
+        const T* r = rows.data() + y * g.ow;
+        for (std::int64_t ox = 0; ox < g.ow; ++ox) o[ox] = (r[ox] > o[ox] || r[ox] != r[ox]) ? r[ox] : o[ox];
+      }
+    }
+  }
+}
+
 // max_pool2d: out = the max of each window, idx = where it was      dx[idx] += g (one winner per window)
 struct MaxPool2d : autograd::Function<MaxPool2d> {
   static constexpr const char* name = "MaxPool2DWithIndicesBackward0";
@@ -301,6 +346,14 @@ struct MaxPool2d : autograd::Function<MaxPool2d> {
     const Tensor x = kindling::detail::contiguous_copy(x4);
     const Shape out_shape{x.size(0), x.size(1), g.oh, g.ow};
     Tensor out = kindling::detail::make_tensor(out_shape, x.dtype(), x.device());
+    if (!ctx.needs_input_grad(0) && !is_2x2(g)) {
+      // No gradient will come back through this node: the maxima alone.
+      kindling::detail::dispatch_floating(x.dtype(), "max_pool2d", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        max_forward_values<T>(x.data_ptr<T>(), g, out.data_ptr<T>());
+      });
+      return out;
+    }
     // [N, C, oh, ow]: where the max was -- uint8 window codes for 2x2 windows (max_forward_2x2),
     // else int64 flat positions inside the [H, W] plane (PyTorch's indices)
     Tensor idx = kindling::detail::make_tensor(out_shape, is_2x2(g) ? kUInt8 : kInt64, x.device());
