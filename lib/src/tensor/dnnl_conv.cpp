@@ -128,12 +128,12 @@ bool dnnl_conv2d_forward(const float* x, const float* w, const float* b, float* 
   const double macs = static_cast<double>(s.n * s.o * s.oh * s.ow) * static_cast<double>(s.c / s.groups * s.kh * s.kw);
   gemm_threads(macs, true);
   dn::engine& eng = cpu_engine();
-  // oneDNN takes non-const pointers but only reads the sources.
-  dn::memory src_user(c.src_plain, eng, const_cast<float*>(x)), wei_user(c.wei_plain, eng, const_cast<float*>(w));
-  dn::memory dst_user(c.dst_plain, eng, out);
   Tensor src_buf, wei_buf, dst_buf;
-  dn::memory src = src_user, wei = wei_user, dst = dst_user;
   try {
+    // oneDNN takes non-const pointers but only reads the sources.
+    dn::memory src_user(c.src_plain, eng, const_cast<float*>(x)), wei_user(c.wei_plain, eng, const_cast<float*>(w));
+    dn::memory dst_user(c.dst_plain, eng, out);
+    dn::memory src = src_user, wei = wei_user, dst = dst_user;
     if (c.reorder_src) {
       src_buf = scratch(c.src_bytes);
       src = dn::memory(c.pd.src_desc(), eng, src_buf.data_ptr<float>());
