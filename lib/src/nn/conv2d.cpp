@@ -275,12 +275,16 @@ void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* 
       for (std::int64_t b_ = 0; b_ < nb; ++b_) col2im(dcols.data() + b_ * L, g, ld, dx + (n0 + b_) * g.c * g.h * g.w);
     }
   }
-  if (db)
+  if (db)  // eight running sums per row: one sum would wait on the previous add for every element
     for (std::int64_t n = 0; n < g.n; ++n)
       for (std::int64_t o = 0; o < g.o; ++o) {
         const T* row = gout + (n * g.o + o) * L;
-        T s = 0;
-        for (std::int64_t p = 0; p < L; ++p) s += row[p];
+        T acc[8] = {};
+        std::int64_t p = 0;
+        for (; p + 8 <= L; p += 8)
+          for (int k = 0; k < 8; ++k) acc[k] += row[p + k];
+        T s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        for (; p < L; ++p) s += row[p];
         db[o] += s;
       }
 }
