@@ -63,12 +63,13 @@ struct FusedRegion : autograd::Function<FusedRegion> {
   std::size_t index = 0;
 
   std::vector<Tensor> forward(autograd::Context& ctx, const std::vector<Tensor>& ins,
-                              const std::shared_ptr<const Graph>& g, const std::size_t& node,
-                              const bool& needs_grad) {
+                              const std::shared_ptr<const Graph>& g, const std::size_t& node) {
     graph = g;
     index = node;
     const Node& n = g->nodes[node];
     const Kernel& k = *n.kernel;
+    bool needs_grad = false;  // will a backward run? (false when apply records no node)
+    for (std::size_t i = 0; i < ins.size(); ++i) needs_grad = needs_grad || ctx.needs_input_grad(i);
     if (!needs_grad || !k.saves_rows || !k.backward) {
       ctx.save_for_backward(std::span<const Tensor>(ins));
       return launch(k, n.outputs.size(), ins);
@@ -190,7 +191,7 @@ std::vector<Tensor> run(const std::shared_ptr<const Graph>& graph, const std::ve
                ins[at(n.inplace_input)].dtype() == kFloat32 && !ins[at(n.inplace_input)].requires_grad()) {
       outs = launch(*n.kernel, 1, ins, n.inplace_input);  // the GEMM's buffer, read only here, is reused
     } else {
-      outs = FusedRegion::apply(ins, graph, i, is_grad_enabled() && kindling::detail::requires_grad(ins));
+      outs = FusedRegion::apply(ins, graph, i);
     }
     for (std::size_t k = 0; k < n.outputs.size(); ++k) env[at(n.outputs[k])] = std::move(outs[k]);
     for (int v : n.inputs)

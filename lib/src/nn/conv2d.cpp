@@ -27,11 +27,9 @@ namespace kindling::nn::functional {
 
 namespace {
 
-struct ConvGeom {
-  std::int64_t n, c, h, w;        // input
-  std::int64_t o, kh, kw;         // weight [o, c/groups, kh, kw]
-  std::int64_t sh, sw, ph, pw, dh, dw, groups;
-  std::int64_t oh, ow;            // output spatial size
+// The sizes (tensor/dnnl_conv.hpp's Conv2dShape, which oneDNN's path takes as they are): input
+// [n, c, h, w], weight [o, c/groups, kh, kw], strides, padding, dilation, output [n, o, oh, ow].
+struct ConvGeom : kindling::detail::Conv2dShape {
   std::int64_t cg() const { return c / groups; }
   std::int64_t og() const { return o / groups; }
   std::int64_t k() const { return cg() * kh * kw; }  // rows of one group's cols
@@ -206,8 +204,6 @@ template <class T> struct Scratch {
   T* data() const { return p.get(); }
 };
 
-// out [N, O, L] = W · cols over B images at a time: cols [K·groups, B·L] (image b's columns at b·L),
-// the product [O, B·L] then scattered to each image's [O, L] (for B = 1 the GEMM writes out directly).
 // Where oneDNN's direct convolution takes over the float32 forward: when one image's column matrix
 // (K·H'·W' floats) is 1 MB or more, it no longer stays in the L2 cache between im2col and the GEMM,
 // and copying each input value kh·kw times costs a trip through memory. ResNet-18 at 224x224 (layer1:
@@ -216,6 +212,8 @@ template <class T> struct Scratch {
 // forward, with its reorders to and from its blocked layout, made P6's training step ~10 % slower.
 constexpr std::int64_t kDirectColumnBytes = 1 << 20;
 
+// out [N, O, L] = W · cols over B images at a time: cols [K·groups, B·L] (image b's columns at b·L),
+// the product [O, B·L] then scattered to each image's [O, L] (for B = 1 the GEMM writes out directly).
 template <class T> void conv_forward(const T* x, const T* w, const T* b, const ConvGeom& g, T* out) {
   const std::int64_t B = images_per_gemm<T>(g), L = g.l(), ld = B * L;
   const Scratch<T> cols(g.c * g.kh * g.kw * ld, flat_taps(g));
@@ -340,8 +338,7 @@ struct Convolution : autograd::Function<Convolution> {
     if (x.dtype() == kFloat32 && x.device().is_cpu() && g.k() * g.l() * std::int64_t(sizeof(float)) >= kDirectColumnBytes &&
         kindling::detail::dnnl_conv2d_forward(
             x.data_ptr<float>(), w.data_ptr<float>(), b.defined() ? b.data_ptr<float>() : nullptr,
-            out.data_ptr<float>(),
-            {g.n, g.c, g.h, g.w, g.o, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.groups, g.oh, g.ow}))
+            out.data_ptr<float>(), g))
       return kindling::detail::cast(out, input.dtype());
     kindling::detail::dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
       using T = typename decltype(tag)::type;

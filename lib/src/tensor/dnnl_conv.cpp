@@ -43,7 +43,7 @@ dn::engine& cpu_engine() {
 struct Conv {
   dn::convolution_forward prim;
   dn::convolution_forward::primitive_desc pd;
-  dn::memory::desc src_plain, wei_plain, dst_plain;
+  dn::memory::desc src_plain, wei_plain, dst_plain, bias;  // bias: [o], when the convolution has one
   bool reorder_src = false, reorder_wei = false, reorder_dst = false;
   dn::reorder to_src, to_wei, from_dst;
   std::size_t src_bytes = 0, wei_bytes = 0, dst_bytes = 0;
@@ -71,11 +71,11 @@ Conv make_conv(const Conv2dShape& s, bool bias) {
   const std::int64_t pr_h = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1 - s.h - s.ph;
   const std::int64_t pr_w = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1 - s.w - s.pw;
   if (pr_h < 0 || pr_w < 0) throw dn::error(dnnl_invalid_arguments, "negative right padding");
-  const dn::memory::desc bias_md({s.o}, dt::f32, tag::x);
+  if (bias) c.bias = dn::memory::desc({s.o}, dt::f32, tag::x);
   const dn::convolution_forward::desc d(
       dn::prop_kind::forward_inference, dn::algorithm::convolution_direct,
       dn::memory::desc(src, dt::f32, tag::any), dn::memory::desc(wei, dt::f32, tag::any),
-      bias ? bias_md : dn::memory::desc(), dn::memory::desc(dst, dt::f32, tag::any), {s.sh, s.sw},
+      c.bias, dn::memory::desc(dst, dt::f32, tag::any), {s.sh, s.sw},
       {s.dh - 1, s.dw - 1}, {s.ph, s.pw}, {pr_h, pr_w});
   c.pd = dn::convolution_forward::primitive_desc(d, cpu_engine());
   // oneDNN's reference kernels are plain loops: slower than im2col + GEMM.
@@ -149,7 +149,7 @@ bool dnnl_conv2d_forward(const float* x, const float* w, const float* b, float* 
       dst = dn::memory(c.pd.dst_desc(), eng, dst_buf.data_ptr<float>());
     }
     std::unordered_map<int, dn::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
-    if (b) args.emplace(DNNL_ARG_BIAS, dn::memory(dn::memory::desc({s.o}, dt::f32, tag::x), eng, const_cast<float*>(b)));
+    if (b) args.emplace(DNNL_ARG_BIAS, dn::memory(c.bias, eng, const_cast<float*>(b)));
     c.prim.execute(stream, args);
     if (c.reorder_dst) c.from_dst.execute(stream, dst, dst_user);
     stream.wait();

@@ -6,7 +6,8 @@
 
 namespace kindling::detail {
 
-/// A convolution's sizes: input [n, c, h, w], weight [o, c / groups, kh, kw], output [n, o, oh, ow].
+/// A convolution's sizes: input [n, c, h, w], weight [o, c / groups, kh, kw], output [n, o, oh, ow]
+/// (conv2d.cpp's ConvGeom is this plus the derived sizes im2col needs).
 struct Conv2dShape {
   std::int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow;
 };
