@@ -332,3 +332,18 @@ TEST_CASE("layers: conv2d of 0 input channels gives zeros (plus the bias), forwa
   CHECK(x.grad().shape() == x.shape());
   CHECK(w.grad().shape() == w.shape());
 }
+
+TEST_CASE("layers: conv2d with no output (0 output channels, or a 0-image batch) has a zero input gradient") {
+  // The input gradient is filled image by image as col2im adds into it; with no output there is
+  // nothing to add, and the gradient must still be zeros, not whatever the allocator handed out.
+  for (const auto& [xs, ws] : {std::pair{kd::Shape{2, 3, 5, 5}, kd::Shape{0, 3, 3, 3}},
+                               std::pair{kd::Shape{0, 3, 5, 5}, kd::Shape{4, 3, 3, 3}}}) {
+    for (int round = 0; round < 2; ++round) {  // the second time the caching allocator reuses a block
+      const kd::Tensor x = (kd::randn(xs) * 1e6).requires_grad_();
+      const kd::Tensor w = kd::randn(ws).requires_grad_();
+      F::conv2d(x, w, kd::Tensor(), {1, 1}, {1, 1}).sum().backward();
+      CHECK(x.grad().shape() == x.shape());
+      CHECK(kd::equal(x.grad(), kd::zeros_like(x)));
+    }
+  }
+}

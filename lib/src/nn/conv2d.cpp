@@ -214,6 +214,8 @@ constexpr std::int64_t kDirectColumnBytes = 1 << 20;
 
 // out [N, O, L] = W · cols over B images at a time: cols [K·groups, B·L] (image b's columns at b·L),
 // the product [O, B·L] then scattered to each image's [O, L] (for B = 1 the GEMM writes out directly).
+// The bias is added to each chunk's output while it is still in the cache: a pass over the whole
+// output afterwards read it back from memory (the CNN's conv1 output is 6.4 MB).
 template <class T> void conv_forward(const T* x, const T* w, const T* b, const ConvGeom& g, T* out) {
   const std::int64_t B = images_per_gemm<T>(g), L = g.l(), ld = B * L;
   const Scratch<T> cols(g.c * g.kh * g.kw * ld, flat_taps(g));
@@ -232,17 +234,34 @@ template <class T> void conv_forward(const T* x, const T* w, const T* b, const C
       for (std::int64_t b_ = 0; b_ < nb; ++b_)
         for (std::int64_t o = 0; o < g.o; ++o)
           std::copy_n(prod.data() + o * ld + b_ * L, L, out + ((n0 + b_) * g.o + o) * L);
+    if (b)
+      for (std::int64_t n = n0; n < n0 + nb; ++n)
+        for (std::int64_t o = 0; o < g.o; ++o) {
+          T* row = out + (n * g.o + o) * L;
+          for (std::int64_t p = 0; p < L; ++p) row[p] += b[o];
+        }
   }
-  if (b)
-    for (std::int64_t n = 0; n < g.n; ++n)
-      for (std::int64_t o = 0; o < g.o; ++o) {
-        T* row = out + (n * g.o + o) * L;
-        for (std::int64_t p = 0; p < L; ++p) row[p] += b[o];
-      }
 }
 
 // The same B images at a time: gout gathered to [O, nb·L] (as the forward's product was), then
 // dw_g += gout_g · cols_gᵀ over all nb·L columns at once, and dcols_g = w_gᵀ · gout_g, col2im per image.
+// Everything a chunk needs is done while its part of gout is in the cache: the bias gradient's row
+// sums, and dx's zeros just before col2im adds into them (a pass over the whole of dx or gout
+// afterwards, or a zero-filled dx first, went to memory and back). dx: uninitialised on entry.
+template <class T> void db_rows(const T* gout, std::int64_t rows, std::int64_t L, std::int64_t o_count, T* db) {
+  // eight running sums per row: one sum would wait on the previous add for every element
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* row = gout + r * L;
+    T acc[8] = {};
+    std::int64_t p = 0;
+    for (; p + 8 <= L; p += 8)
+      for (int k = 0; k < 8; ++k) acc[k] += row[p + k];
+    T s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; p < L; ++p) s += row[p];
+    db[r % o_count] += s;
+  }
+}
+
 template <class T>
 void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* dx, T* dw, T* db) {
   const std::int64_t B = images_per_gemm<T>(g), L = g.l(), ld = B * L;
@@ -252,6 +271,7 @@ void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* 
   const Scratch<T> gathered(B > 1 ? g.o * ld : 0);
   for (std::int64_t n0 = 0; n0 < g.n; n0 += B) {
     const std::int64_t nb = std::min(B, g.n - n0);
+    if (db) db_rows(gout + n0 * g.o * L, nb * g.o, L, g.o, db);
     const T* gout_c = gout + n0 * g.o * L;  // [O, nb·L] with row stride ld
     if (B > 1) {
       for (std::int64_t b_ = 0; b_ < nb; ++b_)  // [nb, O, L] -> [O, nb, L]
@@ -270,21 +290,13 @@ void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* 
       for (std::int64_t grp = 0; grp < g.groups; ++grp)  // dcols_g [K, nb·L] = w_gᵀ [K, og] · gout_g [og, nb·L]
         detail::gemm(true, false, int(g.k()), int(nb * L), int(g.og()), T(1), w + grp * g.og() * g.k(), int(g.k()),
                      gout_c + grp * g.og() * ld, int(ld), T(0), dcols.data() + grp * g.k() * ld, int(ld));
-      for (std::int64_t b_ = 0; b_ < nb; ++b_) col2im(dcols.data() + b_ * L, g, ld, dx + (n0 + b_) * g.c * g.h * g.w);
+      for (std::int64_t b_ = 0; b_ < nb; ++b_) {
+        T* dx_img = dx + (n0 + b_) * g.c * g.h * g.w;
+        std::fill_n(dx_img, g.c * g.h * g.w, T(0));
+        col2im(dcols.data() + b_ * L, g, ld, dx_img);
+      }
     }
   }
-  if (db)  // eight running sums per row: one sum would wait on the previous add for every element
-    for (std::int64_t n = 0; n < g.n; ++n)
-      for (std::int64_t o = 0; o < g.o; ++o) {
-        const T* row = gout + (n * g.o + o) * L;
-        T acc[8] = {};
-        std::int64_t p = 0;
-        for (; p + 8 <= L; p += 8)
-          for (int k = 0; k < 8; ++k) acc[k] += row[p + k];
-        T s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-        for (; p < L; ++p) s += row[p];
-        db[o] += s;
-      }
 }
 
 // conv2d: out = x ⋆ w + b (one GEMM per image and group over im2col columns)
@@ -354,12 +366,15 @@ struct Convolution : autograd::Function<Convolution> {
     const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(ctx.saved(1), ct));
     const Tensor gout = kindling::detail::contiguous_copy(kindling::detail::cast(grads[0].to(dt), ct));
     Tensor dx, dw, db;
-    if (ctx.needs_input_grad(0)) dx = zeros_like(x);
+    if (ctx.needs_input_grad(0)) dx = kindling::detail::make_tensor(x.shape(), x.dtype(), x.device());  // conv_backward zeroes it
     if (ctx.needs_input_grad(1)) dw = zeros_like(w);
     if (ctx.needs_input_grad(2)) db = zeros({g.o}, {.dtype = x.dtype()});
     // Gradients in the inputs' own dtype (float32 inside for float16/bfloat16).
     auto narrow = [dt](const Tensor& t) { return t.defined() ? kindling::detail::cast(t, dt) : t; };
-    if (gout.numel() == 0) return {narrow(dx), narrow(dw), narrow(db)};
+    if (gout.numel() == 0) {  // no output: nothing reached the input
+      if (dx.defined()) dx.zero_();
+      return {narrow(dx), narrow(dw), narrow(db)};
+    }
     kindling::detail::dispatch_floating(x.dtype(), "conv2d backward", [&](auto tag) {
       using T = typename decltype(tag)::type;
       conv_backward<T>(x.data_ptr<T>(), w.data_ptr<T>(), gout.data_ptr<T>(), g, dx.defined() ? dx.data_ptr<T>() : nullptr,
