@@ -94,11 +94,13 @@ echo "# recapture: $command > out.txt (the header is part of the output; see boo
 start=$(date +%s)
 
 failed=()
+visited=()
 while read -r program; do
   [[ -z "$program" ]] && continue
   if [[ ${#ONLY[@]} -gt 0 && " ${ONLY[*]} " != *" $program "* ]]; then
     continue
   fi
+  visited+=("$program")
   binary="$BUILD/bench/$program"
   if [[ ! -x "$binary" ]]; then
     echo "run-bench: $binary is not built (run: cmake --build $BUILD --target $program)" >&2
@@ -106,10 +108,20 @@ while read -r program; do
     continue
   fi
   echo "# $program" >&2
-  "$binary" "${ARGS[@]}" || failed+=("$program")
+  # stdin from /dev/null: the loop reads the list on stdin, and a program that reads its own stdin
+  # (mpirun forwards it to rank 0) would swallow the rest of the list -- bench_ddp_overlap did, and
+  # every program after it silently never ran.
+  "$binary" "${ARGS[@]}" </dev/null || failed+=("$program")
 done <"$MANIFEST"
 
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - start )) seconds"
+# Every program the list names (or --only asks for) must have run: a capture missing lines is not one.
+expected=$(grep -c . "$MANIFEST")
+[[ ${#ONLY[@]} -gt 0 ]] && expected=${#ONLY[@]}
+if [[ ${#visited[@]} -lt $expected ]]; then
+  echo "run-bench: only ${#visited[@]} of the $expected benchmarks ran (${visited[*]})" >&2
+  exit 1
+fi
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "run-bench: ${#failed[@]} benchmark(s) failed: ${failed[*]}" >&2
   exit 1
