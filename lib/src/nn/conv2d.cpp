@@ -18,6 +18,7 @@
 #include "nn/blas.hpp"
 #include "nn/checks.hpp"
 #include "nn/conv_padding.hpp"
+#include "nn/im2col.hpp"
 #include "kindling/autograd/function.hpp"
 #include "tensor/dispatch.hpp"
 #include "tensor/dnnl_conv.hpp"
@@ -27,153 +28,10 @@ namespace kindling::nn::functional {
 
 namespace {
 
-// The sizes (tensor/dnnl_conv.hpp's Conv2dShape, which oneDNN's path takes as they are): input
-// [n, c, h, w], weight [o, c/groups, kh, kw], strides, padding, dilation, output [n, o, oh, ow].
-struct ConvGeom : kindling::detail::Conv2dShape {
-  std::int64_t cg() const { return c / groups; }
-  std::int64_t og() const { return o / groups; }
-  std::int64_t k() const { return cg() * kh * kw; }  // rows of one group's cols
-  std::int64_t l() const { return oh * ow; }          // columns of cols
-};
-
-// Stride 1 with the output as wide as the input (a 3x3 kernel with padding 1, "same" convolutions):
-// row y of a kernel tap's columns is input row y + di shifted by dj, and output rows follow each other
-// in memory like input rows do, so the whole tap is ONE contiguous copy, cols[p] = x[p + di·w + dj],
-// plus fix-ups: the dj columns of each row that fall in the padding (the copy filled them with the
-// neighbouring row's ends) and the rows above or below the image get 0. One copy per tap instead of
-// one per output row: the CNN's rows are 28 and 14 floats, where the per-row calls were most of the
-// time. `Tap` holds that geometry; the same holds for col2im.
-struct Tap {
-  std::int64_t y0, y1;  // output rows whose input row is inside the image
-  std::int64_t lo, hi;  // output columns whose input column is inside the image
-  std::int64_t off;     // input flat index - output flat index
-  std::int64_t p0, p1;  // the flat range [p0, p1) of the copy: [y0·w, y1·w) clipped to the input
-};
-
-bool flat_taps(const ConvGeom& g) { return g.sh == 1 && g.sw == 1 && g.ow == g.w; }
-
-Tap flat_tap(const ConvGeom& g, std::int64_t i, std::int64_t j) {
-  Tap t{};
-  const std::int64_t di = i * g.dh - g.ph, dj = j * g.dw - g.pw;
-  t.y0 = std::clamp<std::int64_t>(-di, 0, g.oh);
-  t.y1 = std::clamp<std::int64_t>(g.h - di, t.y0, g.oh);
-  t.lo = std::clamp<std::int64_t>(-dj, 0, g.ow);
-  t.hi = std::clamp<std::int64_t>(g.w - dj, t.lo, g.ow);
-  t.off = di * g.w + dj;
-  // The clipped-off ends are padding columns of the first and last rows (x + dj outside [0, w)).
-  t.p0 = std::clamp(-t.off, t.y0 * g.w, t.y1 * g.w);
-  t.p1 = std::clamp(g.h * g.w - t.off, t.p0, t.y1 * g.w);
-  return t;
-}
-
-// Columns [0, lo) and [hi, ow) of rows [y0, y1) of a tap's row of cols := 0. Column by column, a
-// strided store: a loop along a row (one or two floats on the CNN) becomes a memset call per row.
-template <class T> void zero_padding_columns(T* row, const ConvGeom& g, const Tap& t) {
-  auto column = [&](std::int64_t x) {
-    for (std::int64_t y = t.y0; y < t.y1; ++y) row[y * g.ow + x] = T(0);
-  };
-  for (std::int64_t x = 0; x < t.lo; ++x) column(x);
-  for (std::int64_t x = t.hi; x < g.ow; ++x) column(x);
-}
-
-// x_img: [C, H, W] → cols: [C·kH·kW, oh·ow], row r at cols + r·ld (ld ≥ oh·ow: the image's block of a
-// batch's columns, see `batching` above); positions in the padding read 0.
-// `zeroed`: cols already holds 0 outside what the flat path copies (a zero-initialised buffer that only
-// im2col wrote to since, with the same ld), so the flat path skips those fills -- on the CNN they were
-// two small memset calls per tap and image, ~1/3 of im2col's time.
-template <class T> void im2col(const T* x, const ConvGeom& g, T* cols, std::int64_t ld, bool zeroed) {
-  if (flat_taps(g)) {
-    for (std::int64_t i = 0; i < g.kh; ++i)
-      for (std::int64_t j = 0; j < g.kw; ++j) {
-        const Tap t = flat_tap(g, i, j);
-        for (std::int64_t c = 0; c < g.c; ++c) {
-          T* row = cols + ((c * g.kh + i) * g.kw + j) * ld;
-          const T* src = x + c * g.h * g.w;
-          if (!zeroed) std::fill(row, row + t.p0, T(0));
-          std::copy(src + t.p0 + t.off, src + t.p1 + t.off, row + t.p0);
-          if (!zeroed) std::fill(row + t.p1, row + g.l(), T(0));
-          zero_padding_columns(row, g, t);
-        }
-      }
-    return;
-  }
-  for (std::int64_t c = 0; c < g.c; ++c)
-    for (std::int64_t i = 0; i < g.kh; ++i)
-      for (std::int64_t j = 0; j < g.kw; ++j) {
-        T* row = cols + ((c * g.kh + i) * g.kw + j) * ld;
-        for (std::int64_t y = 0; y < g.oh; ++y) {
-          const std::int64_t ih = y * g.sh - g.ph + i * g.dh;
-          T* dst = row + y * g.ow;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(dst, dst + g.ow, T(0));
-            continue;
-          }
-          const T* src = x + (c * g.h + ih) * g.w;
-          if (g.sw == 1) {
-            // Stride 1: the columns inside the image are one contiguous span of the input row,
-            // [lo, hi) here, with zeros (the padding) on either side: a copy, not a test per element.
-            const std::int64_t shift = j * g.dw - g.pw;  // iw = xo + shift
-            const std::int64_t lo = std::clamp<std::int64_t>(-shift, 0, g.ow);
-            const std::int64_t hi = std::clamp<std::int64_t>(g.w - shift, lo, g.ow);
-            std::fill(dst, dst + lo, T(0));
-            if (hi > lo) std::copy(src + lo + shift, src + hi + shift, dst + lo);
-            std::fill(dst + hi, dst + g.ow, T(0));
-            continue;
-          }
-          for (std::int64_t xo = 0; xo < g.ow; ++xo) {
-            const std::int64_t iw = xo * g.sw - g.pw + j * g.dw;
-            dst[xo] = (iw >= 0 && iw < g.w) ? src[iw] : T(0);
-          }
-        }
-      }
-}
-
-// The adjoint of im2col: dx_img [C, H, W] += each column entry at the position it was read from.
-// `cols` (row r at cols + r·ld, as in im2col) is scratch: the flat path zeroes its padding entries.
-template <class T> void col2im(T* cols, const ConvGeom& g, std::int64_t ld, T* dx) {
-  if (flat_taps(g)) {
-    // The flat form of the adjoint: dx[p + off] += cols[p] over the tap's range. The entries of the
-    // padding columns would land on the neighbouring row's ends, so they are set to 0 first: adding
-    // +0.0 leaves every dx value as it was (dx starts at +0.0 and a sum of floats is never -0.0 in
-    // round-to-nearest unless every term is), so each dx element gets the same additions in the same
-    // order (c, i, j) as the per-row loop.
-    for (std::int64_t c = 0; c < g.c; ++c) {
-      T* d = dx + c * g.h * g.w;
-      for (std::int64_t i = 0; i < g.kh; ++i)
-        for (std::int64_t j = 0; j < g.kw; ++j) {
-          const Tap t = flat_tap(g, i, j);
-          T* row = cols + ((c * g.kh + i) * g.kw + j) * ld;
-          zero_padding_columns(row, g, t);
-          T* __restrict dst = d + t.off;
-          const T* __restrict src = row;
-          for (std::int64_t p = t.p0; p < t.p1; ++p) dst[p] += src[p];
-        }
-    }
-    return;
-  }
-  for (std::int64_t c = 0; c < g.c; ++c)
-    for (std::int64_t i = 0; i < g.kh; ++i)
-      for (std::int64_t j = 0; j < g.kw; ++j) {
-        const T* row = cols + ((c * g.kh + i) * g.kw + j) * ld;
-        for (std::int64_t y = 0; y < g.oh; ++y) {
-          const std::int64_t ih = y * g.sh - g.ph + i * g.dh;
-          if (ih < 0 || ih >= g.h) continue;
-          T* dst = dx + (c * g.h + ih) * g.w;
-          const T* src = row + y * g.ow;
-          if (g.sw == 1) {  // the span im2col copied, added back (same order per element)
-            const std::int64_t shift = j * g.dw - g.pw;
-            const std::int64_t lo = std::clamp<std::int64_t>(-shift, 0, g.ow);
-            const std::int64_t hi = std::clamp<std::int64_t>(g.w - shift, lo, g.ow);
-            for (std::int64_t xo = lo; xo < hi; ++xo) dst[xo + shift] += src[xo];
-            continue;
-          }
-          for (std::int64_t xo = 0; xo < g.ow; ++xo) {
-            const std::int64_t iw = xo * g.sw - g.pw + j * g.dw;
-            if (iw >= 0 && iw < g.w) dst[iw] += src[xo];
-          }
-        }
-      }
-}
+using conv_columns::ConvGeom;
+using conv_columns::col2im;
+using conv_columns::flat_taps;
+using conv_columns::im2col;
 
 // How many images share one GEMM: only small ones, up to kBatchSmall output positions each, as many
 // as fit in kBatchColumns columns (B·H'·W'), at most all of them, and never a cols buffer above
@@ -243,25 +101,27 @@ template <class T> void conv_forward(const T* x, const T* w, const T* b, const C
   }
 }
 
+// db[o] += the sum of gout's row (n, o), for the nb images of gout [nb, O, L]: eight running sums per
+// row (one sum would wait on the previous add for every element).
+template <class T> void add_bias_grad(const T* gout, std::int64_t nb, std::int64_t o_count, std::int64_t L, T* db) {
+  for (std::int64_t n = 0; n < nb; ++n)
+    for (std::int64_t o = 0; o < o_count; ++o) {
+      const T* row = gout + (n * o_count + o) * L;
+      T acc[8] = {};
+      std::int64_t p = 0;
+      for (; p + 8 <= L; p += 8)
+        for (int k = 0; k < 8; ++k) acc[k] += row[p + k];
+      T s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+      for (; p < L; ++p) s += row[p];
+      db[o] += s;
+    }
+}
+
 // The same B images at a time: gout gathered to [O, nb·L] (as the forward's product was), then
 // dw_g += gout_g · cols_gᵀ over all nb·L columns at once, and dcols_g = w_gᵀ · gout_g, col2im per image.
 // Everything a chunk needs is done while its part of gout is in the cache: the bias gradient's row
 // sums, and dx's zeros just before col2im adds into them (a pass over the whole of dx or gout
 // afterwards, or a zero-filled dx first, went to memory and back). dx: uninitialised on entry.
-template <class T> void db_rows(const T* gout, std::int64_t rows, std::int64_t L, std::int64_t o_count, T* db) {
-  // eight running sums per row: one sum would wait on the previous add for every element
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const T* row = gout + r * L;
-    T acc[8] = {};
-    std::int64_t p = 0;
-    for (; p + 8 <= L; p += 8)
-      for (int k = 0; k < 8; ++k) acc[k] += row[p + k];
-    T s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-    for (; p < L; ++p) s += row[p];
-    db[r % o_count] += s;
-  }
-}
-
 template <class T>
 void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* dx, T* dw, T* db) {
   const std::int64_t B = images_per_gemm<T>(g), L = g.l(), ld = B * L;
@@ -271,7 +131,7 @@ void conv_backward(const T* x, const T* w, const T* gout, const ConvGeom& g, T* 
   const Scratch<T> gathered(B > 1 ? g.o * ld : 0);
   for (std::int64_t n0 = 0; n0 < g.n; n0 += B) {
     const std::int64_t nb = std::min(B, g.n - n0);
-    if (db) db_rows(gout + n0 * g.o * L, nb * g.o, L, g.o, db);
+    if (db) add_bias_grad(gout + n0 * g.o * L, nb, g.o, L, db);
     const T* gout_c = gout + n0 * g.o * L;  // [O, nb·L] with row stride ld
     if (B > 1) {
       for (std::int64_t b_ = 0; b_ < nb; ++b_)  // [nb, O, L] -> [O, nb, L]
@@ -483,11 +343,15 @@ struct ConvTranspose : autograd::Function<ConvTranspose> {
     const Tensor x = kindling::detail::contiguous_copy(kindling::detail::cast(input, ct));
     const Tensor w = kindling::detail::contiguous_copy(kindling::detail::cast(weight, ct));
     const Tensor b = bias.defined() ? kindling::detail::contiguous_copy(kindling::detail::cast(bias, ct)) : Tensor();
-    Tensor out = zeros({g.n, g.c, g.h, g.w}, {.dtype = x.dtype()});
+    // conv_backward zeroes each image of out before col2im adds into it; with no input it does not
+    // run, and the output is the bias alone.
+    const bool computed = x.numel() != 0 && g.n * g.c * g.h * g.w != 0;  // BLAS dislikes 0-sized matrices
+    Tensor out = computed ? kindling::detail::make_tensor({g.n, g.c, g.h, g.w}, x.dtype(), x.device())
+                          : zeros({g.n, g.c, g.h, g.w}, {.dtype = x.dtype()});
     ctx.save_for_backward({input, weight});
     kindling::detail::dispatch_floating(x.dtype(), "conv_transpose2d", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if (x.numel() != 0 && out.numel() != 0)  // BLAS dislikes 0-sized matrices
+      if (computed)
         conv_backward<T>(nullptr, w.data_ptr<T>(), x.data_ptr<T>(), g, out.data_ptr<T>(), nullptr, nullptr);
       if (b.defined()) {
         const T* bp = b.data_ptr<T>();
