@@ -1,26 +1,16 @@
-// The process group over MPI. One thread of our own (the "communication thread") owns MPI: it
-// starts it, carries out every collective in the order the program called them, and stops it.
-// The caller only checks its arguments and queues the work, so an asynchronous all-reduce runs
-// while the caller goes on computing (DistributedDataParallel's buckets during backward), and a
-// synchronous one is an asynchronous one followed by wait().
+// The process group over MPI. One thread of our own (the "communication thread", comm_thread.hpp)
+// owns MPI: it starts it, carries out every collective in the order the program called them, and
+// stops it. The caller only checks its arguments and queues the work, so an asynchronous
+// all-reduce runs while the caller goes on computing (DistributedDataParallel's buckets during
+// backward), and a synchronous one is an asynchronous one followed by wait().
 #include "kindling/distributed/process_group.hpp"
 
-// The C interface only (OpenMPI's deprecated C++ bindings would need libmpi_cxx).
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
-
-#include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <exception>
-#include <functional>
 #include <mutex>
-#include <thread>
 
 #include "kindling/autograd/grad_mode.hpp"
 #include "kindling/distributed/ring.hpp"
@@ -28,24 +18,9 @@
 #include "kindling/tensor/half.hpp"
 #include "kindling/tensor/shape.hpp"
 #include "kindling/tensor/storage.hpp"
+#include "comm_thread.hpp"
 
 namespace kindling::distributed {
-
-struct Work::State {
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool done = false;
-  std::exception_ptr error;
-
-  void finish(std::exception_ptr e) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      done = true;
-      error = std::move(e);
-    }
-    cv.notify_all();
-  }
-};
 
 void Work::wait() const {
   if (!state_) return;
@@ -71,142 +46,8 @@ const char* reduce_op_name(ReduceOp op) {
 
 namespace {
 
-// ---- the communication thread ---------------------------------------------------------------------
-
-void check_mpi(int rc, const char* op);  // below: an MPI error code as a DistributedError
-
-class CommThread {
- public:
-  // Starts the thread and MPI on it; throws what MPI_Init_thread said if it failed.
-  void start() {
-    thread_ = std::thread([this] { loop(); });
-    std::exception_ptr failure;
-    run_and_wait([&] {
-      int provided = 0;
-      if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-        throw DistributedError("init_process_group: MPI_Init_thread failed.");
-      }
-      // MPI errors come back as return codes (turned into DistributedError), not as an abort
-      // without a word.
-      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-      MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
-      // A communicator of its own for the barrier at exit (exit_barrier): it never meets the
-      // program's collectives, even when a rank leaves in the middle of one.
-      MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm_);
-      make_bf16_ops();
-    });
-  }
-
-  // Runs `task` on the communication thread after everything queued before it.
-  Work submit(std::function<void()> task) {
-    auto state = std::make_shared<Work::State>();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back([state, task = std::move(task)] {
-        std::exception_ptr error;
-        try {
-          task();
-        } catch (...) {
-          error = std::current_exception();
-        }
-        state->finish(error);
-      });
-    }
-    cv_.notify_one();
-    return Work(state);
-  }
-
-  void run_and_wait(std::function<void()> task) { submit(std::move(task)).wait(); }
-
-  // Finalises MPI on the thread and joins it.
-  void stop() {
-    std::exception_ptr error;
-    try {
-      run_and_wait([this] {
-        for (MPI_Op& op : bf16_ops_)
-          if (op != MPI_OP_NULL) MPI_Op_free(&op);
-        MPI_Finalize();
-      });
-    } catch (...) {
-      error = std::current_exception();
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-    if (error) std::rethrow_exception(error);
-  }
-
-  // True when every rank reached it within `seconds`; false leaves the barrier pending (the job
-  // is about to be aborted).
-  bool exit_barrier(double seconds) {
-    bool all_there = false;
-    run_and_wait([&] {
-      MPI_Request request;
-      check_mpi(MPI_Ibarrier(exit_comm_, &request), "exit");
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-      int done = 0;
-      while (!done && std::chrono::steady_clock::now() < deadline) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      all_there = done != 0;
-    });
-    return all_there;
-  }
-
-  int rank() const { return rank_; }
-  int world_size() const { return world_size_; }
-  // MPI has no bfloat16: sums and maxima of 16-bit words are reductions of our own (below).
-  MPI_Op bf16_op(ReduceOp op) const { return bf16_ops_[op == ReduceOp::MAX ? 1 : 0]; }
-
- private:
-  void loop() {
-    for (;;) {
-      std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, and nothing left to do
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      task();
-    }
-  }
-
-  // inout[i] = in[i] (+ or max) inout[i], each sum rounded to bfloat16 as PyTorch's CPU
-  // backend (gloo) rounds every partial sum.
-  static void bf16_sum(void* in, void* inout, int* len, MPI_Datatype*) {
-    const auto* a = static_cast<const BFloat16*>(in);
-    auto* b = static_cast<BFloat16*>(inout);
-    for (int i = 0; i < *len; ++i) b[i] = BFloat16(static_cast<float>(a[i]) + static_cast<float>(b[i]));
-  }
-  static void bf16_max(void* in, void* inout, int* len, MPI_Datatype*) {
-    const auto* a = static_cast<const BFloat16*>(in);
-    auto* b = static_cast<BFloat16*>(inout);
-    for (int i = 0; i < *len; ++i) {
-      const float x = a[i], y = b[i];
-      if (x > y || x != x) b[i] = a[i];  // a NaN wins, as torch.max says
-    }
-  }
-  void make_bf16_ops() {
-    MPI_Op_create(&bf16_sum, /*commute=*/1, &bf16_ops_[0]);
-    MPI_Op_create(&bf16_max, /*commute=*/1, &bf16_ops_[1]);
-  }
-
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
-  int rank_ = 0, world_size_ = 1;
-  MPI_Op bf16_ops_[2] = {MPI_OP_NULL, MPI_OP_NULL};
-  MPI_Comm exit_comm_ = MPI_COMM_NULL;
-};
+using detail::check_mpi;
+using detail::CommThread;
 
 // The process's one communication thread. Made once and never destroyed (its thread is joined
 // by destroy_process_group, at the latest at exit), so no static destructor races a collective.
@@ -256,14 +97,6 @@ CommThread& comm(const char* op) {
                            "mpirun -np N to get N processes).");
   }
   return *g_comm;
-}
-
-void check_mpi(int rc, const char* op) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  throw DistributedError(std::string(op) + ": MPI failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 
 // ---- argument checks (on the caller's thread, before anything is queued) ---------------------------
