@@ -5,7 +5,8 @@
 //   onnx_ops.cpp     what each op means, in Kindling ops (run_node): the layers (Gemm, Conv,
 //                    pooling, normalisation, ...);
 //   onnx_ops_tensor.cpp  the rest of run_node: elementwise maths, logic, shapes, indexing;
-//   onnx_ops_3d.cpp  3-D Conv and pooling, as 2-D ones over the depth.
+//   onnx_ops_3d.cpp  3-D Conv and pooling, as 2-D ones over the depth;
+//   onnx_ops_resize.cpp  Resize and Upsample.
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
@@ -112,6 +113,8 @@ void want_rank(const pb::NodeProto& node, const Tensor& x, std::int64_t rank, co
 /// Conv, MaxPool and AveragePool on X [N, C, D, H, W]: 2-D windows over the depth (onnx_ops_3d.cpp).
 std::vector<Tensor> run_window_3d(const OnnxModule::Impl& impl, const pb::NodeProto& node,
                                   const std::vector<Tensor>& in);
+/// Resize and Upsample: separable nearest / linear / cubic resampling (onnx_ops_resize.cpp).
+std::vector<Tensor> run_resize(const OnnxModule::Impl& impl, const pb::NodeProto& node, const std::vector<Tensor>& in);
 }  // namespace detail
 
 }  // namespace kindling::onnx
