@@ -93,7 +93,9 @@ TEST_CASE("autocast: ReLU in float16 and bfloat16 equals the float32 round trip 
   }
 }
 
-TEST_CASE("autocast: ReLU's gradient in float16 and bfloat16 is where(y > 0, g, 0) for every 16-bit pattern") {
+TEST_CASE("autocast: ReLU's gradient in float16 and bfloat16 is where(y <= 0, 0, g) for every 16-bit pattern") {
+  // PyTorch's threshold_backward: zero where y <= 0, so a NaN passes the gradient (where(y > 0, g, 0)
+  // would stop it).
   // y takes all 65,536 patterns (NaNs, infinities, signed zeros, subnormals); g counts up.
   std::vector<std::uint16_t> ybits(65536), gbits(65536);
   for (std::size_t i = 0; i < ybits.size(); ++i) {
@@ -109,7 +111,7 @@ TEST_CASE("autocast: ReLU's gradient in float16 and bfloat16 is where(y > 0, g, 
     const kd::Tensor leaf = y.detach().requires_grad_();
     const kd::Tensor out = leaf.relu();
     out.backward(g);
-    const kd::Tensor want = kd::where(out.detach() > 0.0, g, kd::zeros({65536}, {.dtype = dt}));
+    const kd::Tensor want = kd::where(out.detach() <= 0.0, kd::zeros({65536}, {.dtype = dt}), g);
     std::vector<std::uint16_t> got(65536), ref(65536);
     std::memcpy(got.data(), leaf.grad().raw_data_ptr(), 65536 * 2);
     std::memcpy(ref.data(), want.raw_data_ptr(), 65536 * 2);

@@ -98,6 +98,12 @@ TEST_CASE("amp on the device: relu, its gradient, the column sum and + - * / in 
     const kd::Tensor x = kd::randn({37, 29}).to(dt), g = kd::randn({37, 29}).to(dt), b = kd::randn({29}).to(dt);
     const kd::Tensor dx = x.to(kCuda), dg = g.to(kCuda), db = b.to(kCuda);
     REQUIRE(bits(dx.relu()) == bits(x.relu()));
+    // relu lets a NaN through, and its gradient too (PyTorch's threshold_backward zeroes where x <= 0).
+    kd::Tensor xn = x.clone();
+    xn.index_put_({0, 0}, std::nan(""));
+    xn.index_put_({0, 1}, -0.0);
+    const kd::Tensor dxn = xn.to(kCuda);
+    REQUIRE(bits(dxn.relu()) == bits(xn.relu()));
     REQUIRE(bits(dx + db) == bits(x + b));  // one float32 op, one rounding: the same bits
     REQUIRE(bits(dx * dx) == bits(x * x));
     REQUIRE(bits(dx - db) == bits(x - b));
@@ -106,10 +112,11 @@ TEST_CASE("amp on the device: relu, its gradient, the column sum and + - * / in 
     const kd::Tensor s = dx.sum(0);
     REQUIRE(s.dtype() == dt);
     require_close(s.to(kd::kFloat32), x.sum(0).to(kd::kFloat32), dt == kd::kFloat16 ? 1e-3 : 8e-3, 1e-2);
-    // threshold_backward through autograd: the gradient passes exactly where x > 0.
-    const kd::Tensor dleaf = dx.detach().requires_grad_();
+    // threshold_backward through autograd: the gradient is zeroed exactly where x <= 0.
+    const kd::Tensor dleaf = dxn.detach().requires_grad_();
     dleaf.relu().backward(dg);
-    REQUIRE(bits(dleaf.grad()) == bits(kd::where(x > 0.0, g, kd::zeros({37, 29}, {.dtype = dt}))));
+    REQUIRE(bits(dleaf.grad()) == bits(kd::where(xn <= 0.0, kd::zeros({37, 29}, {.dtype = dt}), g)));
+    REQUIRE(bits(dleaf.grad())[0] == bits(g)[0]);  // at the NaN
     // The matmul: 16-bit tiles, float32 sums, each element rounded once.
     const kd::Tensor w = kd::randn({29, 13}).to(dt);
     require_close(dx.matmul(w.to(kCuda)).to(kd::kFloat32), x.matmul(w).to(kd::kFloat32),

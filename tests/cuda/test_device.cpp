@@ -3,6 +3,7 @@
 // skipped, with the reason, when there is none), every gpu:: kernel against its emulated twin.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -194,6 +195,16 @@ TEST_CASE("device: relu, its gradient and a bias gradient's sum(0) run on device
   dy.backward(w.expand({16, 40}).contiguous().to(kCuda));
   REQUIRE(dh.grad().device() == kCuda);
   REQUIRE(dh.grad().cpu().to_vector<float>() == h.grad().to_vector<float>());
+}
+
+TEST_CASE("device: relu's gradient passes at NaN and stops at 0 and -0, as PyTorch's threshold_backward") {
+  need_emulated_device();
+  const float nan = std::nanf("");
+  kd::Tensor x = kd::tensor({nan, 1.5f, -1.0f, 0.0f, -0.0f, -nan}).to(kCuda);
+  x.requires_grad_();
+  kd::relu(x).backward(kd::full({6}, 2.0).to(kCuda));
+  REQUIRE(x.grad().device() == kCuda);
+  CHECK(x.grad().cpu().to_vector<float>() == std::vector<float>{2, 2, 0, 0, 0, 2});
 }
 
 TEST_CASE("device: two Linear layers with ReLU, forward and backward, run on device kernels and match the CPU") {

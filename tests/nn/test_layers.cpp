@@ -115,6 +115,16 @@ TEST_CASE("layers: Linear, Conv2d, Embedding check their inputs with helpful mes
   CHECK_THROWS_AS(nn::GELU("fast"), kd::ValueError);
 }
 
+TEST_CASE("layers: elu of -0 and 0 is +0 and the signs PyTorch's (e^x - 1)·alpha gives, in every dtype") {
+  // The parity suite compares values, and -0 == +0 there: the sign is checked here. PyTorch 1.13:
+  // F.elu(tensor([-0., 0.])) -> [0., 0.] (both +0); with alpha = -1, (e^0 - 1)·(-1) -> [-0., -0.].
+  for (kd::DType dt : {kd::kFloat32, kd::kFloat64, kd::kFloat16, kd::kBFloat16}) {
+    const kd::Tensor x = kd::tensor({-0.0, 0.0}).to(dt);
+    for (double v : F::elu(x).to(kd::kFloat64).to_vector<double>()) CHECK_FALSE(std::signbit(v));
+    for (double v : F::elu(x, -1.0).to(kd::kFloat64).to_vector<double>()) CHECK(std::signbit(v));
+  }
+}
+
 TEST_CASE("layers: padding strings, transposed convolutions and Upsample refuse bad arguments (issue 18)") {
   CHECK_THROWS_WITH(nn::Conv2d(2, 4, 3, {.stride = 2, .padding = "same"}), Contains("strided"));
   CHECK_THROWS_WITH(nn::Conv1d(2, 4, 3, {.padding = "full"}), Contains("Invalid padding string 'full'"));

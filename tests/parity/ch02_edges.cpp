@@ -62,9 +62,29 @@ PARITY_CASE("index-put/out-of-range-broadcast-to-empty") {
 }
 PARITY_CASE("index-put/out-of-range-nonempty") { return put(in["x"], {in["i"]}, kd::scalar_tensor(1.0)); }
 PARITY_CASE("index/out-of-range-broadcast-to-empty") { return in["x"].index({in["i"], in["j"]}); }
+PARITY_CASE("index-put/value-other-dtype") { return put(in["x"], {in["i"]}, in["v"]); }
+PARITY_CASE("index-put/0d-value-other-dtype") { return put(in["x"], {in["i"]}, in["v"]); }
+PARITY_CASE("index-put/mask-one-value-other-dtype") { return put(in["x"], {in["m"]}, in["v"]); }
+PARITY_CASE("index-put/mask-values-other-dtype") { return put(in["x"], {in["m"]}, in["v"]); }
+PARITY_CASE("index-put/slice-value-other-dtype") { return put(in["x"], {Slice(1, 3)}, in["v"]); }
 
 // ---- dtype checks skipped when there is nothing to read ----------------------------------------------------
 PARITY_CASE("gather/empty-float-index") { return in["x"].gather(1, in["i"]); }
 PARITY_CASE("gather/float-index") { return in["x"].gather(1, in["i"]); }
 PARITY_CASE("scatter-add/empty-float-index") { return in["x"].scatter_add(1, in["i"], in["s"]); }
 PARITY_CASE("masked-fill/empty-int64-mask") { return in["x"].masked_fill(in["m"], 1.0); }
+
+// ---- NaN through the gradients of max, min, maximum, minimum and relu ---------------------------------------
+PARITY_CASE("nan/max-all-grad") { return in["x"].max(); }
+PARITY_CASE("nan/min-all-grad-float64") { return in["x"].min(); }
+PARITY_CASE("nan/min-all-transposed-grad") { return in["x"].t().min(); }
+PARITY_CASE("nan/max-all-ties-grad") { return in["x"].max(); }
+PARITY_CASE("nan/maximum-grad") { return kd::maximum(in["a"], in["b"]); }
+PARITY_CASE("nan/minimum-broadcast-grad") { return kd::minimum(in["a"], in["b"]); }
+PARITY_CASE("nan/maximum-double-backward") {
+  return grad_of((kd::maximum(in["a"], in["b"]) * in["a"]).sum(), in["a"]);
+}
+PARITY_CASE("nan/relu-grad") { return in["x"].relu(); }
+PARITY_CASE("nan/relu-grad-float64-strided") { return in["x"].slice(0, 0, 7, 2).relu(); }
+PARITY_CASE("nan/relu-grad-bfloat16") { return in["x"].relu(); }
+PARITY_CASE("nan/relu-double-backward") { return grad_of((in["x"].relu() * in["x"]).sum(), in["x"]); }

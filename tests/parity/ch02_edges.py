@@ -73,6 +73,19 @@ case("index-put/out-of-range-nonempty", lambda x, i: _put(x, i, 1.0), x=randn(4,
      i=value([10], dtype="int64"), expect_error=True)
 case("index/out-of-range-broadcast-to-empty", lambda x, i, j: x[i, j], x=randn(4, 5),
      i=value([10], dtype="int64"), j=value(np.zeros(0), dtype="int64"))
+# index_put_ through a tensor index takes the destination's dtype ("Index put requires the source and
+# destination dtypes match"), except one mask with a one-element value (PyTorch runs that as masked_fill_);
+# through slices alone it is copy_, which converts.
+case("index-put/value-other-dtype", lambda x, i, v: _put(x, i, v), x=randn(4, 5),
+     i=value([0, 2], dtype="int64"), v=randn(2, 5, dtype="float64"), expect_error=True)
+case("index-put/0d-value-other-dtype", lambda x, i, v: _put(x, i, v), x=randn(4, 5),
+     i=value([0, 2], dtype="int64"), v=value(7, dtype="int64"), expect_error=True)
+case("index-put/mask-one-value-other-dtype", lambda x, m, v: _put(x, m, v), x=randn(4, 5),
+     m=value([True, False, True, False], dtype="bool"), v=value([7.5], dtype="float64"))
+case("index-put/mask-values-other-dtype", lambda x, m, v: _put(x, m, v), x=randn(4, 5),
+     m=value([True, False, True, False], dtype="bool"), v=randn(2, 5, dtype="float64"), expect_error=True)
+case("index-put/slice-value-other-dtype", lambda x, v: _put(x, slice(1, 3), v), x=randn(4, 5),
+     v=value([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], dtype="int64"))
 
 # ---- dtype checks PyTorch skips when there is nothing to read -----------------------------------------
 case("gather/empty-float-index", lambda x, i: x.gather(1, i), x=randn(4, 5), i=randn(4, 0))
@@ -81,3 +94,24 @@ case("scatter-add/empty-float-index", lambda x, i, s: x.scatter_add(1, i, s), x=
      s=randn(4, 0))
 case("masked-fill/empty-int64-mask", lambda x, m: x.masked_fill(m, 1.0), x=randn(0, 5),
      m=randint(0, 2, 0, 5))
+
+# ---- NaN through the gradients of max, min, maximum, minimum and relu: PyTorch's formulas ------------------
+# x.max() shares the gradient among the elements equal to the result, and when the result is NaN those
+# are the NaNs; maximum gives the gradient to each input that does not lose (a NaN loses to nothing);
+# relu's gradient is zeroed where y <= 0, so a NaN passes it.
+NAN = float("nan")
+case("nan/max-all-grad", lambda x: x.max(), grad=True, x=value([1, NAN, 3, NAN]))
+case("nan/min-all-grad-float64", lambda x: x.min(), grad=True, x=value([[1, NAN], [-3, 2]], dtype="float64"))
+case("nan/min-all-transposed-grad", lambda x: x.t().min(), grad=True, x=value([[NAN, 1], [2, NAN]]))
+case("nan/max-all-ties-grad", lambda x: x.max(), grad=True, x=value([1, 3, 3, 2]))
+case("nan/maximum-grad", lambda a, b: torch.maximum(a, b), grad=True, a=value([NAN, 1, NAN, 2, 3]),
+     b=value([0, NAN, NAN, 2, 1]))
+case("nan/minimum-broadcast-grad", lambda a, b: torch.minimum(a, b), grad=True, a=value([[NAN], [1], [2]]),
+     b=value([0, NAN, 2]))
+case("nan/maximum-double-backward", lambda a, b: _grad((torch.maximum(a, b) * a).sum(), a), grad=True,
+     a=value([NAN, 1, 2]), b=value([0, NAN, 2]))
+case("nan/relu-grad", lambda x: x.relu(), grad=True, x=value([NAN, 1, -1, 0, -0.0]))
+case("nan/relu-grad-float64-strided", lambda x: x[::2].relu(), grad=True,
+     x=value([NAN, 9, -1, 9, 0, 9, 2], dtype="float64"))
+case("nan/relu-grad-bfloat16", lambda x: x.relu(), grad=True, x=value([NAN, 1, -1, 0, -0.0, -NAN], **B))
+case("nan/relu-double-backward", lambda x: _grad((x.relu() * x).sum(), x), grad=True, x=value([NAN, 1, -1.0]))

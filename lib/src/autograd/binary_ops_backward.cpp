@@ -89,19 +89,20 @@ struct PowScalar : Function<PowScalar> {
   }
 };
 
-// maximum: out = max(a, b)    da = g where a > b, g/2 where a == b (ties split evenly), else 0
-// minimum: out = min(a, b)    da = g where a < b, g/2 where a == b, else 0
+// maximum: out = max(a, b)    da = 0 where a < b, g/2 where a == b (ties split evenly), else g
+// minimum: out = min(a, b)    da = 0 where a > b, g/2 where a == b, else g
+// Written as PyTorch writes it, by where each input *loses*: where a or b is NaN (the result is NaN)
+// neither loses nor ties, and both get the whole gradient.
 template <bool IsMax>
 struct Extreme : Function<Extreme<IsMax>> {
   static constexpr const char* name = IsMax ? "MaximumBackward0" : "MinimumBackward0";
   void setup_context(Context& ctx, const Tensor& a, const Tensor& b, const Tensor&) { ctx.save_for_backward({a, b}); }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor a = ctx.saved(0), b = ctx.saved(1);
-    const Tensor& g = grad[0];
-    const Tensor half = where(a == b, g * 0.5, 0.0);
+    const Tensor shared = where(a == b, grad[0] * 0.5, grad[0]);
     Grads r(2);
-    if (ctx.needs_input_grad(0)) r[0] = where(IsMax ? a > b : a < b, g, half);
-    if (ctx.needs_input_grad(1)) r[1] = where(IsMax ? b > a : b < a, g, half);
+    if (ctx.needs_input_grad(0)) r[0] = where(IsMax ? a < b : a > b, 0.0, shared);
+    if (ctx.needs_input_grad(1)) r[1] = where(IsMax ? b < a : b > a, 0.0, shared);
     return r;
   }
 };

@@ -83,14 +83,16 @@ struct MeanDim : Function<MeanDim> {
 
 // max / min: out = x.max() (0-d)
 // dx = g / k at the k elements equal to out, 0 elsewhere: ties share the gradient evenly
-// (torch 1.13: x = [1, 3, 3, 2] -> x.grad = [0, .5, .5, 0]).
+// (torch 1.13: x = [1, 3, 3, 2] -> x.grad = [0, .5, .5, 0]). A NaN is the max (and the min), and
+// equals nothing: when out is NaN the elements "equal to out" are the NaNs (PyTorch's
+// evenly_distribute_backward: [1, nan, 3, nan] -> [0, .5, 0, .5]).
 template <bool IsMax>
 struct ExtremeAll : Function<ExtremeAll<IsMax>> {
   static constexpr const char* name = IsMax ? "MaxBackward1" : "MinBackward1";
   void setup_context(Context& ctx, const Tensor& x, const Tensor& out) { ctx.save_for_backward({x, out}); }
   Grads backward(Context& ctx, const Grads& grad) {
-    const Tensor x = ctx.saved(0);
-    const Tensor mask = (x == ctx.saved(1)).to(x.dtype());  // 1 where x is the max
+    const Tensor x = ctx.saved(0), out = ctx.saved(1);
+    const Tensor mask = where(out != out, x != x, x == out).to(x.dtype());  // 1 where x is the max
     return {mask * (grad[0] / mask.sum())};
   }
 };

@@ -104,21 +104,27 @@ struct Sigmoid : Function<Sigmoid> {
 // [end]
 
 // relu's gradient in float16/bfloat16 (autocast's activations): a pure select, with no arithmetic
-// to round, so one loop over the 16-bit patterns gives what where(y > 0, g, 0) gives. y > 0 exactly
-// when its pattern is in (+0, +inf]: sign bit clear, not +0, not NaN. Contiguous operands only.
+// to round, so one loop over the 16-bit patterns gives what where(y <= 0, 0, g) gives. y <= 0
+// exactly when its pattern is +0 or has the sign bit set without being a NaN (magnitude <= inf).
+// Contiguous operands only.
 Tensor relu_backward_16bit(const Tensor& g, const Tensor& y) {
   const std::uint16_t inf = y.dtype() == kFloat16 ? 0x7C00 : 0x7F80;
+  auto at_most_zero = [inf](std::uint16_t bits) {
+    return bits == 0 || ((bits & 0x8000) != 0 && (bits & 0x7FFF) <= inf);
+  };
   Tensor out = kindling::detail::make_tensor(y.shape(), y.dtype());
   const auto* gp = static_cast<const std::uint16_t*>(g.raw_data_ptr());
   const auto* yp = static_cast<const std::uint16_t*>(y.raw_data_ptr());
   auto* op = static_cast<std::uint16_t*>(out.raw_data_ptr());
   const std::int64_t n = y.numel();
-  for (std::int64_t i = 0; i < n; ++i) op[i] = (yp[i] != 0 && yp[i] <= inf) ? gp[i] : std::uint16_t{0};
+  for (std::int64_t i = 0; i < n; ++i) op[i] = at_most_zero(yp[i]) ? std::uint16_t{0} : gp[i];
   return out;
 }
 
-// relu: out = max(x, 0)          dx = g where out > 0, else 0   (0 at x == 0, like PyTorch)
-// threshold_backward(g, y) = g where y > 0, else 0: relu's gradient as an op of its own, so that with
+// relu: out = max(x, 0)          dx = 0 where out <= 0, else g   (0 at x == 0, like PyTorch)
+// The test is PyTorch's threshold_backward, `y <= 0 ? 0 : g`, not `y > 0 ? g : 0`: the two differ at
+// NaN, where PyTorch passes the gradient through (relu lets a NaN through, and so does its gradient).
+// threshold_backward(g, y) = 0 where y <= 0, else g: relu's gradient as an op of its own, so that with
 // create_graph the gradient is a function of y too (PyTorch's ThresholdBackwardBackward0): its
 // derivative is threshold_backward again for g and zero for y. A second grad of relu's gradient
 // then gives zeros, as in PyTorch, instead of refusing a result that does not require grad.
@@ -126,7 +132,7 @@ struct ThresholdBackward : Function<ThresholdBackward> {
   static constexpr const char* name = "ThresholdBackwardBackward0";
   Tensor forward(Context& ctx, const Tensor& g, const Tensor& y) {
     ctx.save_for_backward({y});
-    return where(y > 0.0, g, 0.0);
+    return where(y <= 0.0, 0.0, g);
   }
   Grads backward(Context& ctx, const Grads& grad) {
     const Tensor y = ctx.saved(0);
@@ -152,9 +158,10 @@ struct Relu : Function<Relu> {
         y.is_contiguous())
       return {relu_backward_16bit(gout, y)};
     if (plain_backward(grad[0], y))  // threshold_backward: one loop, no mask tensor
-      return {fused_grad(grad[0], y, "threshold_backward", [](auto g, auto v) { return v > 0 ? g : decltype(g)(0); })};
+      return {fused_grad(grad[0], y, "threshold_backward",
+                         [](auto g, auto v) { return v <= 0 ? decltype(g)(0) : g; })};
     if (kindling::detail::grad_mode_enabled()) return {ThresholdBackward::apply(grad[0], y)};  // create_graph
-    return {where(y > 0.0, grad[0], 0.0)};
+    return {where(y <= 0.0, 0.0, grad[0])};
   }
 };
 

@@ -100,24 +100,35 @@ struct Silu : autograd::Function<Silu> {
   }
 };
 
-// elu: out = x > 0 ? x : α·(eˣ - 1)                     dx = g · (x > 0 ? 1 : α·eˣ)
+// elu: out = x <= 0 ? α·(eˣ - 1) : x                    dx = g · (x <= 0 ? α·eˣ : 1)
+// Tested as PyTorch's kernel tests it, x <= 0: a NaN takes the x branch (its gradient is g, not NaN),
+// and -0 gives α·(e⁰ - 1) = +0.
 struct Elu : autograd::Function<Elu> {
   static constexpr const char* name = "EluBackward0";
   double alpha = 1.0;
   Tensor forward(autograd::Context& ctx, const Tensor& x, double alpha_) {
     alpha = alpha_;
     ctx.save_for_backward({x});
-    // expm1 keeps the digits of eˣ - 1 for x near 0, where exp(x) - 1 would cancel.
-    return round_to(map_elements(x, "elu", [a = alpha](auto v) { return v > 0 ? v : static_cast<decltype(v)>(a) * std::expm1(v); }), x);
+    // expm1 keeps the digits of eˣ - 1 for x near 0, where exp(x) - 1 would cancel; at ±0 it would
+    // keep the sign too, where PyTorch's (eˣ - 1)·α gives +0.
+    return round_to(map_elements(x, "elu", [a = alpha](auto v) {
+                      using T = decltype(v);
+                      if (v > 0 || v != v) return v;
+                      return static_cast<T>(a) * (v == 0 ? T(0) : std::expm1(v));
+                    }),
+                    x);
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     if (creating_graph()) {
+      // exp of x only where it is used (0 elsewhere): the second derivative through the branch not
+      // taken is then 0, not 0 · exp(NaN) = NaN (PyTorch's EluBackwardBackward0 gives 0 at a NaN).
       const Tensor& x = ctx.saved(0);
-      return {grads[0] * kindling::where(x > 0.0, 1.0, kindling::exp(x) * alpha)};
+      const Tensor used = x <= 0.0;
+      return {grads[0] * kindling::where(used, kindling::exp(kindling::where(used, x, 0.0)) * alpha, 1.0)};
     }
     const Tensor d = map_elements(ctx.saved(0), "elu", [a = alpha](auto v) {
       using T = decltype(v);
-      return v > 0 ? T(1) : static_cast<T>(a) * std::exp(v);
+      return v <= 0 ? static_cast<T>(a) * std::exp(v) : T(1);
     });
     return {round_to(grads[0] * d, ctx.saved(0))};  // g · f'(x) in float32 at least, rounded once
   }

@@ -281,6 +281,26 @@ void advanced_put(Tensor& self, const Prepared& p, const Tensor& value, const ch
   self.storage()->bump_version();
 }
 
+// Writes through a tensor index take values of x's own dtype, as in PyTorch ("Index put requires
+// the source and destination dtypes match"), with PyTorch's one exception: a single mask and a
+// one-element value, which PyTorch runs as masked_fill_ (the value converted like a number). Writes
+// through integers and slices alone are copy_ into a view, which converts.
+void check_put_dtype(const Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value) {
+  detail::check_defined(value, "index_put_");
+  if (value.dtype() == self.dtype()) return;
+  int tensors = 0, masks = 0;
+  for (const TensorIndex& i : indices) {
+    if (const auto* t = std::get_if<TensorArg>(&i)) {
+      ++tensors;
+      masks += is_mask(*t->tensor);
+    }
+  }
+  if (tensors == 1 && masks == 1 && value.numel() == 1) return;
+  throw DTypeError(std::string("index_put_: Index put requires the source and destination dtypes match, got ") +
+                   dtype_name(self.dtype()) + " for the destination and " + dtype_name(value.dtype()) +
+                   " for the source. Hint: convert the value with .to(x.dtype()) (a number converts by itself).");
+}
+
 }  // namespace
 
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
@@ -304,6 +324,7 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
     target.copy_(drop_leading_ones(value, target.dim()));
     return *this;
   }
+  check_put_dtype(*this, indices, value);
   advanced_put(*this, prepare(*this, indices, "index_put_"), value, "index_put_");
   return *this;
 }

@@ -81,7 +81,7 @@ __global__ void relu_backward16(Span<const T> grad, Span<const T> x, Span<T> dx)
   const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < x.size();
        i += step)
-    dx[i] = to_float(x[i]) > 0.0f ? grad[i] : from_float<T>(0.0f);
+    dx[i] = to_float(x[i]) <= 0.0f ? from_float<T>(0.0f) : grad[i];  // NaN passes, as on the CPU
 }
 
 template <class T>

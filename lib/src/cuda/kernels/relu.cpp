@@ -31,7 +31,7 @@ __global__ void relu_backward_kernel(Span<const float> grad, Span<const float> x
   const std::int64_t step = static_cast<std::int64_t>(blockDim.x) * gridDim.x;
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < x.size();
        i += step)
-    dx[i] = x[i] > 0.0f ? grad[i] : 0.0f;
+    dx[i] = x[i] <= 0.0f ? 0.0f : grad[i];  // not `x > 0 ? grad : 0`: NaN passes, as on the CPU
 }
 
 void relu(const float* x, float* out, std::int64_t n) {
