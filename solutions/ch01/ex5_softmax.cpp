@@ -17,8 +17,9 @@ namespace {
 
 // softmax(x)_i = exp(x_i) / sum_j exp(x_j) overflows as soon as some x_i > 88 (float32). Subtracting the
 // lane's maximum m changes nothing mathematically (the factor exp(-m) cancels) but keeps every exponent
-// <= 0. log_softmax is x_i - m - log(sum_j exp(x_j - m)) directly, never log(softmax(x)), which would
-// give -inf wherever softmax underflows to 0.
+// <= 0. log_softmax is (x_i - m) - log(sum_j exp(x_j - m)) directly, never log(softmax(x)), which would
+// give -inf wherever softmax underflows to 0. The brackets matter: x_i - m is exact, while m + log(sum)
+// rounded to float first would lose log(sum)'s digits when m is large (logits near 1e4: 4e-4 off).
 // The input is viewed as [outer, D, inner] with D the softmax dim. When inner == 1 (softmax over the
 // last dim, the usual case: logits [batch, classes]) every lane is a contiguous row.
 template <class T, bool Log> void softmax_rows(const T* x, T* out, std::int64_t rows, std::int64_t D) {
@@ -30,8 +31,8 @@ template <class T, bool Log> void softmax_rows(const T* x, T* out, std::int64_t 
     for (std::int64_t j = 0; j < D; ++j) o[j] = std::exp(xr[j] - m);
     const double sum = pairwise_sum<T, double>(o, D);
     if constexpr (Log) {
-      const T shift = m + static_cast<T>(std::log(sum));
-      for (std::int64_t j = 0; j < D; ++j) o[j] = xr[j] - shift;
+      const T log_sum = static_cast<T>(std::log(sum));
+      for (std::int64_t j = 0; j < D; ++j) o[j] = (xr[j] - m) - log_sum;
     } else {
       const T inv = static_cast<T>(1.0 / sum);
       for (std::int64_t j = 0; j < D; ++j) o[j] *= inv;
@@ -57,13 +58,10 @@ void softmax_strided(const T* x, T* out, std::int64_t outer, std::int64_t D, std
         ob[j * inner + i] = e;
         sum[i] += e;
       }
-    for (std::int64_t i = 0; i < inner; ++i) {
-      if constexpr (Log) m[i] += static_cast<T>(std::log(sum[i]));  // m becomes the whole shift
-      else sum[i] = 1.0 / sum[i];
-    }
+    for (std::int64_t i = 0; i < inner; ++i) sum[i] = Log ? std::log(sum[i]) : 1.0 / sum[i];
     for (std::int64_t j = 0; j < D; ++j)
       for (std::int64_t i = 0; i < inner; ++i) {
-        if constexpr (Log) ob[j * inner + i] = xb[j * inner + i] - m[i];
+        if constexpr (Log) ob[j * inner + i] = (xb[j * inner + i] - m[i]) - static_cast<T>(sum[i]);
         else ob[j * inner + i] *= static_cast<T>(sum[i]);
       }
   }

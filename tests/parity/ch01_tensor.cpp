@@ -134,6 +134,9 @@ PARITY_CASE("softmax/float64") { return in["x"].softmax(-1); }
 PARITY_CASE("log_softmax/last") { return in["x"].log_softmax(-1); }
 PARITY_CASE("log_softmax/large-logits") { return in["x"].log_softmax(1); }
 PARITY_CASE("log_softmax/dim0") { return in["x"].log_softmax(0); }
+PARITY_CASE("log_softmax/large-offset") { return (in["x"] + 10000.0).log_softmax(-1); }
+PARITY_CASE("log_softmax/large-offset-dim0") { return (in["x"] + 10000.0).log_softmax(0); }
+PARITY_CASE("log_softmax/large-offset-float64") { return (in["x"] + 1e12).log_softmax(-1); }
 PARITY_CASE("softmax/int-refused") { return in["x"].softmax(0); }
 
 // ---- matmul --------------------------------------------------------------------------------------

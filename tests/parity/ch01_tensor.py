@@ -117,6 +117,10 @@ case("softmax/float64", lambda x: torch.softmax(x, -1), x=randn(3, 7, dtype="flo
 case("log_softmax/last", lambda x: torch.log_softmax(x, -1), x=randn(4, 10))
 case("log_softmax/large-logits", lambda x: torch.log_softmax(x, 1), x=randn(4, 10, scale=1000))
 case("log_softmax/dim0", lambda x: torch.log_softmax(x, 0), x=randn(4, 10))
+# Logits close together but far from 0: (x - max) - log(sum) keeps log(sum)'s digits, max + log(sum) does not.
+case("log_softmax/large-offset", lambda x: torch.log_softmax(x + 10000.0, -1), x=randn(4, 10))
+case("log_softmax/large-offset-dim0", lambda x: torch.log_softmax(x + 10000.0, 0), x=randn(4, 10))
+case("log_softmax/large-offset-float64", lambda x: torch.log_softmax(x + 1e12, -1), x=randn(3, 6, dtype="float64"))
 case("softmax/int-refused", lambda x: torch.softmax(x, 0), x=randint(0, 3, 4), expect_error=True)
 
 # ---- matmul ------------------------------------------------------------------------------------

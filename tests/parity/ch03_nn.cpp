@@ -159,6 +159,8 @@ PARITY_CASE("conv_transpose2d/output-padding-too-large") {
 PARITY_CASE("interpolate/nearest-scale2") { return F::interpolate(in["x"], {.scale_factor = {2}}); }
 PARITY_CASE("interpolate/nearest-size") { return F::interpolate(in["x"], {.size = {7, 3}}); }
 PARITY_CASE("interpolate/nearest-fractional-scale") { return F::interpolate(in["x"], {.scale_factor = {1.5, 0.7}}); }
+PARITY_CASE("interpolate/nearest-infinities") { return F::interpolate(in["x"], {.scale_factor = {2}}); }
+PARITY_CASE("interpolate/nearest-same-size-infinities") { return F::interpolate(in["x"], {.size = {2, 3}}); }
 PARITY_CASE("interpolate/bilinear-scale2") {
   return F::interpolate(in["x"], {.scale_factor = {2}, .mode = "bilinear"});
 }

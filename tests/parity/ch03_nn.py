@@ -218,6 +218,11 @@ case("interpolate/nearest-scale2", lambda x: F.interpolate(x, scale_factor=2), g
 case("interpolate/nearest-size", lambda x: F.interpolate(x, size=(7, 3)), grad=True, x=randn(1, 2, 5, 6))
 case("interpolate/nearest-fractional-scale", lambda x: F.interpolate(x, scale_factor=(1.5, 0.7)), grad=True,
      x=randn(1, 2, 5, 7))
+# nearest copies pixels: infinities stay infinities (a weighted sum would make 0 * inf = NaN)
+INF = float("inf")
+case("interpolate/nearest-infinities", lambda x: F.interpolate(x, scale_factor=2), grad=True,
+     x=value([[[[1, 2, INF], [-INF, 3, 4]]]]))
+case("interpolate/nearest-same-size-infinities", lambda x: F.interpolate(x, size=(2, 3)), x=value([[[[1, 2, INF], [-INF, 3, 4]]]]))
 case("interpolate/bilinear-scale2", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), grad=True,
      x=randn(2, 2, 4, 3))
 case("interpolate/bilinear-size-align", lambda x: F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=True),

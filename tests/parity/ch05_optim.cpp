@@ -299,6 +299,7 @@ PARITY_CASE("loss/cross-entropy") { return F::cross_entropy(in["x"], in["t"]); }
 PARITY_CASE("loss/cross-entropy-sum") { return F::cross_entropy(in["x"], in["t"], {.reduction = R::Sum}); }
 PARITY_CASE("loss/cross-entropy-none") { return F::cross_entropy(in["x"], in["t"], {.reduction = R::None}); }
 PARITY_CASE("loss/cross-entropy-large-logits") { return F::cross_entropy(in["x"], in["t"]); }
+PARITY_CASE("loss/cross-entropy-large-offset") { return F::cross_entropy(in["x"] + 10000.0, in["t"]); }
 PARITY_CASE("loss/cross-entropy-weight") { return F::cross_entropy(in["x"], in["t"], {.weight = in["w"]}); }
 PARITY_CASE("loss/cross-entropy-ignore-index") { return F::cross_entropy(in["x"], in["t"], {.ignore_index = 2}); }
 PARITY_CASE("loss/cross-entropy-label-smoothing") {
@@ -333,6 +334,28 @@ PARITY_CASE("loss/bce-with-logits-weight-none") {
 PARITY_CASE("loss/bce-with-logits-weight-per-class") {
   return kd::nn::BCEWithLogitsLoss({.weight = in["w"]})(in["x"], in["y"]);
 }
+PARITY_CASE("loss/bce-with-logits-infinite") { return F::binary_cross_entropy_with_logits(in["x"], in["y"], {.reduction = R::Sum}); }
+PARITY_CASE("loss/bce-with-logits-infinite-pos-weight") {
+  return F::binary_cross_entropy_with_logits(in["x"], in["y"], {.reduction = R::Sum, .pos_weight = in["pw"]});
+}
+PARITY_CASE("loss/bce-with-logits-weight-requires-grad") {
+  return F::binary_cross_entropy_with_logits(in["x"], in["y"], {.weight = in["w"]});
+}
+PARITY_CASE("loss/bce-weight-requires-grad") { return F::binary_cross_entropy(in["x"], in["y"], {.weight = in["w"]}); }
+PARITY_CASE("loss/huber-nan-and-infinite") { return F::huber_loss(in["x"], in["y"], {.reduction = R::Sum, .delta = 0.5}); }
+PARITY_CASE("loss/smooth-l1-nan-and-infinite") { return F::smooth_l1_loss(in["x"], in["y"]); }
+PARITY_CASE("loss/smooth-l1-beta0-nan-and-zero") {
+  return F::smooth_l1_loss(in["x"], in["y"], {.reduction = R::Sum, .beta = 0.0});
+}
+PARITY_CASE("loss/smooth-l1-double-backward") {
+  return kd::autograd::grad({F::smooth_l1_loss(in["x"], in["y"], {.beta = 0.5})}, {in["x"]}, {}, {.create_graph = true})[0];
+}
+PARITY_CASE("loss/cross-entropy-zero-total-weight") { return F::cross_entropy(in["x"], in["t"], {.weight = in["w"]}); }
+PARITY_CASE("loss/cross-entropy-zero-total-weight-ignored") {
+  return F::cross_entropy(in["x"], in["t"], {.ignore_index = 1, .weight = in["w"]});
+}
+PARITY_CASE("loss/cross-entropy-weight-float64") { return F::cross_entropy(in["x"], in["t"], {.weight = in["w"]}); }
+PARITY_CASE("loss/cross-entropy-weight-requires-grad") { return F::cross_entropy(in["x"], in["t"], {.weight = in["w"]}); }
 PARITY_CASE("loss/bce-with-logits-weight-beyond-input") {
   return kd::nn::BCEWithLogitsLoss({.weight = in["w"]})(in["x"], in["y"]);
 }

@@ -200,6 +200,8 @@ case("loss/cross-entropy-none", lambda x, t: F.cross_entropy(x, t, reduction="no
      x=randn(8, 5), t=randint(0, 5, 8))
 case("loss/cross-entropy-large-logits", lambda x, t: F.cross_entropy(x, t), grad=True,
      x=randn(8, 5, scale=500), t=randint(0, 5, 8))
+case("loss/cross-entropy-large-offset", lambda x, t: F.cross_entropy(x + 10000.0, t), grad=True,
+     x=randn(8, 5), t=randint(0, 5, 8))
 case("loss/cross-entropy-weight", lambda x, t, w: F.cross_entropy(x, t, weight=w), grad=True, nograd=["w"],
      x=randn(8, 5), t=randint(0, 5, 8), w=rand(5, low=0.5, high=2))
 case("loss/cross-entropy-ignore-index", lambda x, t: F.cross_entropy(x, t, ignore_index=2), grad=True,
@@ -245,6 +247,36 @@ case("loss/bce-with-logits-pos-weight-beyond-input",
      x=randn(4, 3), y=rand(4, 3), pw=rand(2, 1, 3), expect_error=True)
 case("loss/bce-with-logits-empty-batch", lambda x, y: F.binary_cross_entropy_with_logits(x, y), grad=True,
      nograd=["y"], x=randn(0, 4), y=rand(0, 4))
+# Infinities and NaN through the losses' gradients: PyTorch's backward formulas, not a composition's
+# 0 * inf; weights are constants (requires_grad refused) of the input's dtype for the class-index losses.
+NAN, INF = float("nan"), float("inf")
+EDGY = [NAN, 0.0, 1.0, -2.0, INF, -INF, 0.3]
+case("loss/bce-with-logits-infinite", lambda x, y: F.binary_cross_entropy_with_logits(x, y, reduction="sum"),
+     grad=True, x=value([-INF, 2.0, INF, -INF]), y=value([0.0, 1.0, 1.0, 0.5]))
+case("loss/bce-with-logits-infinite-pos-weight", lambda x, y, pw: F.binary_cross_entropy_with_logits(
+    x, y, pos_weight=pw, reduction="sum"), grad=True, nograd=["pw"], x=value([-INF, 2.0, INF]),
+     y=value([1.0, 1.0, 0.0]), pw=value([2.0, 2.0, 2.0]))
+case("loss/bce-with-logits-weight-requires-grad", lambda x, y, w: F.binary_cross_entropy_with_logits(x, y, weight=w),
+     grad=True, x=randn(4, 3), y=rand(4, 3), w=rand(3), expect_error=True)
+case("loss/bce-weight-requires-grad", lambda x, y, w: F.binary_cross_entropy(x, y, weight=w), grad=True,
+     x=rand(4, 3), y=rand(4, 3), w=rand(3), expect_error=True)
+case("loss/huber-nan-and-infinite", lambda x, y: F.huber_loss(x, y, delta=0.5, reduction="sum"), grad=True,
+     x=value(EDGY), y=value([0.0] * 7))
+case("loss/smooth-l1-nan-and-infinite", lambda x, y: F.smooth_l1_loss(x, y), grad=True, x=value(EDGY),
+     y=value([0.0] * 7))
+case("loss/smooth-l1-beta0-nan-and-zero", lambda x, y: F.smooth_l1_loss(x, y, beta=0.0, reduction="sum"),
+     grad=True, x=value(EDGY), y=value([0.0] * 7))
+case("loss/smooth-l1-double-backward", lambda x, y: torch.autograd.grad(F.smooth_l1_loss(x, y, beta=0.5), x,
+                                                                           create_graph=True)[0],
+     grad=True, x=randn(4, 3), y=randn(4, 3))
+case("loss/cross-entropy-zero-total-weight", lambda x, t, w: F.cross_entropy(x, t, weight=w), grad=True,
+     nograd=["w"], x=randn(4, 3), t=value([1, 0, 1, 0], dtype="int64"), w=value([0.0, 0.0, 2.0]))
+case("loss/cross-entropy-zero-total-weight-ignored", lambda x, t, w: F.cross_entropy(x, t, weight=w, ignore_index=1),
+     grad=True, nograd=["w"], x=randn(4, 3), t=value([1, 0, 1, 0], dtype="int64"), w=value([0.0, 0.0, 2.0]))
+case("loss/cross-entropy-weight-float64", lambda x, t, w: F.cross_entropy(x, t, weight=w), grad=True, nograd=["w"],
+     x=randn(4, 3), t=value([1, 0, 2, 0], dtype="int64"), w=rand(3, dtype="float64"), expect_error=True)
+case("loss/cross-entropy-weight-requires-grad", lambda x, t, w: F.cross_entropy(x, t, weight=w), grad=True,
+     x=randn(4, 3), t=value([1, 0, 2, 0], dtype="int64"), w=rand(3), expect_error=True)
 
 
 def _bce_twice(x, y):

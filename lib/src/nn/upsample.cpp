@@ -25,7 +25,7 @@ namespace kindling::nn::functional {
 namespace {
 
 // One output dim's source pixels: out index d reads i0[d] with weight l0[d] and i1[d] with l1[d]
-// (nearest: i1 = i0, l1 = 0).
+// (nearest: i1 = i0, l1 = 0, and resample reads i0 alone).
 template <class T> struct Taps {
   std::vector<std::int64_t> i0, i1;
   std::vector<T> l0, l1;
@@ -92,6 +92,11 @@ template <class T> void resample(const T* x, const Geometry& g, T* out) {
     for (std::int64_t y = 0; y < g.oh; ++y) {
       const T* r0 = img + th.i0[y] * g.w;
       const T* r1 = img + th.i1[y] * g.w;
+      if (!g.bilinear) {
+        // Nearest copies its one tap: weighting it would add 0 * x, and 0 * inf is NaN.
+        for (std::int64_t xo = 0; xo < g.ow; ++xo) o[y * g.ow + xo] = r0[tw.i0[xo]];
+        continue;
+      }
       for (std::int64_t xo = 0; xo < g.ow; ++xo) {
         const std::int64_t a = tw.i0[xo], b = tw.i1[xo];
         o[y * g.ow + xo] = th.l0[y] * (tw.l0[xo] * r0[a] + tw.l1[xo] * r0[b]) +
@@ -112,6 +117,10 @@ template <class T> void resample_backward(const T* gout, const Geometry& g, T* d
     for (std::int64_t y = 0; y < g.oh; ++y) {
       T* r0 = img + th.i0[y] * g.w;
       T* r1 = img + th.i1[y] * g.w;
+      if (!g.bilinear) {  // nearest: each output's gradient goes whole to its one tap
+        for (std::int64_t xo = 0; xo < g.ow; ++xo) r0[tw.i0[xo]] += go[y * g.ow + xo];
+        continue;
+      }
       for (std::int64_t xo = 0; xo < g.ow; ++xo) {
         const T v = go[y * g.ow + xo];
         const std::int64_t a = tw.i0[xo], b = tw.i1[xo];

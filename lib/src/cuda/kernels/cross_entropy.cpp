@@ -3,7 +3,7 @@
 // then the sum of the exponentials, each with block_reduce (warp shuffles, then the
 // warps' results), as the softmax kernel does (chapter 8's exercise 4,
 // solutions/ch08/ex4_softmax.cpp):
-//   loss[r] = max + log(sum) - x[r, target[r]]  (-log softmax there)
+//   loss[r] = (max - x[r, target[r]]) + log(sum)  (-log softmax there)
 #include "cuda/kernels/block_reduce.hpp"
 #include "kindling/cuda/kernels.hpp"
 
@@ -39,7 +39,8 @@ __global__ void cross_entropy_kernel(Span<const float> logits,
   if (threadIdx.x == 0) {
     const std::int64_t t = target[r];
     KD_CHECK(t >= 0 && t < classes, "cross_entropy: a target is outside [0, classes)");
-    loss[r] = st.max + logf(st.sum) - logits[start + t];
+    // (max - x_t) first: exact, where max + log(sum) rounded first loses digits for large logits.
+    loss[r] = (st.max - logits[start + t]) + logf(st.sum);
   }
 }
 

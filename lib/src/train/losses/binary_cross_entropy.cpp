@@ -5,6 +5,13 @@
 //   forward:  loss = -w · (y·max(log x, -100) + (1 - y)·max(log(1 - x), -100))     (per element)
 //   backward: dx = g · w · (x - y) / max((1 - x)·x, 1e-12)
 //             dy = g · w · (log(1 - x) - log x)                 (PyTorch's -logit(x), not clamped)
+//
+// And of logits (the sigmoid folded in), with pos_weight p for the positive term:
+//   forward:  loss = w · ((1 - y)·x + (1 + (p - 1)·y)·log(1 + e^-x))     (log(1 + e^-x) never overflows)
+//   backward: dx = g · w · ((p·y + 1 - y)·σ(x) - p·y)                    (p = 1: σ(x) - y)
+//             dy = g · w · (log σ(-x) - p·log σ(x))                       (p = 1: -x)
+// PyTorch's formulas, written with σ: differentiating the forward's composition instead gives
+// 0 · inf = NaN at x = -inf, where the gradient is 0.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -83,6 +90,40 @@ struct BinaryCrossEntropy : autograd::Function<BinaryCrossEntropy> {
   }
 };
 
+// log σ(x) = min(x, 0) - log(1 + e^-|x|), without overflow for any x.
+Tensor log_sigmoid(const Tensor& x) { return -(-x).relu() - (-x.abs()).exp().log1p(); }
+
+// The per-element loss of logits x against targets y (same shape); w and p broadcast to x's shape.
+struct BinaryCrossEntropyWithLogits : autograd::Function<BinaryCrossEntropyWithLogits> {
+  static constexpr const char* name = "BinaryCrossEntropyWithLogitsBackward0";
+
+  Tensor forward(autograd::Context& ctx, const Tensor& x, const Tensor& y, const autograd::NonDifferentiable& w,
+                 const autograd::NonDifferentiable& p) {
+    ctx.save_for_backward({x, y, w.tensor, p.tensor});
+    // log(1 + exp(-x)) = m + log(exp(-m) + exp(-x - m)) with m = max(-x, 0): exp never overflows.
+    const Tensor m = (-x).relu();
+    const Tensor log1p_exp = ((-m).exp() + (-x - m).exp()).log() + m;
+    Tensor loss = p.tensor.defined() ? (1 - y) * x + ((p.tensor - 1) * y + 1) * log1p_exp : (1 - y) * x + log1p_exp;
+    return w.tensor.defined() ? loss * w.tensor : loss;
+  }
+
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor x = ctx.saved(0), y = ctx.saved(1), w = ctx.saved(2), p = ctx.saved(3);
+    const Tensor g = w.defined() ? grads[0] * w : grads[0];
+    Tensor dx, dy;
+    if (ctx.needs_input_grad(0)) {
+      if (p.defined()) {
+        const Tensor py = p * y;
+        dx = ((py + 1 - y) * x.sigmoid() - py) * g;
+      } else {
+        dx = (x.sigmoid() - y) * g;
+      }
+    }
+    if (ctx.needs_input_grad(1)) dy = p.defined() ? (log_sigmoid(-x) - log_sigmoid(x) * p) * g : -x * g;
+    return {dx, dy};
+  }
+};
+
 }  // namespace
 
 Tensor binary_cross_entropy(const Tensor& input_in, const Tensor& target_in, const BCELossOptions& o) {
@@ -104,11 +145,36 @@ Tensor binary_cross_entropy(const Tensor& input_in, const Tensor& target_in, con
   }
   kindling::detail::check_cpu(input, "binary_cross_entropy");
   loss_helpers::check_broadcasts_to(input, o.weight, "weight", "binary_cross_entropy");
+  loss_helpers::check_not_differentiable(o.weight, "weight", "binary_cross_entropy");
   Tensor w;
   if (o.weight.defined()) w = o.weight.detach().to(input.dtype()).expand(input.shape()).contiguous();
   // The kernels index x, y and w with one flat position: make all three row-major (contiguous()
   // returns a contiguous tensor itself, and is differentiable for the others).
   Tensor loss = BinaryCrossEntropy::apply(input.contiguous(), target.contiguous(), autograd::NonDifferentiable{w});
+  return loss_helpers::reduce(loss, o.reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input_in, const Tensor& target_in,
+                                        const BCEWithLogitsLossOptions& o) {
+  // Losses run in float32 under autocast (PyTorch's float32 list).
+  const Tensor input = kindling::detail::autocast_to_float32(input_in);
+  const Tensor target = kindling::detail::autocast_to_float32(target_in);
+  const char* op = "binary_cross_entropy_with_logits";
+  loss_helpers::check_same_shape(input, target, op);
+  loss_helpers::check_reduction(o.reduction, op);
+  // Targets are probabilities in [0, 1], so a floating tensor (PyTorch refuses int64 targets too:
+  // the loss would otherwise silently promote class indices, which is rarely what was meant).
+  if (!target.is_floating_point() || !input.is_floating_point()) {
+    throw DTypeError(std::string(op) + ": input and target must be floating-point, got input " +
+                     dtype_name(input.dtype()) + " and target " + dtype_name(target.dtype()) +
+                     ". Hint: targets are probabilities; convert them with target.to(kd::kFloat32).");
+  }
+  loss_helpers::check_broadcasts_to(input, o.weight, "weight", op);
+  loss_helpers::check_broadcasts_to(input, o.pos_weight, "pos_weight", op);
+  loss_helpers::check_not_differentiable(o.weight, "weight", op);
+  loss_helpers::check_not_differentiable(o.pos_weight, "pos_weight", op);
+  const Tensor loss = BinaryCrossEntropyWithLogits::apply(input, target, autograd::NonDifferentiable{o.weight},
+                                                          autograd::NonDifferentiable{o.pos_weight});
   return loss_helpers::reduce(loss, o.reduction);
 }
 

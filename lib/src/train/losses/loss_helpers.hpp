@@ -2,6 +2,7 @@
 // Internal: what the losses share -- the reduction, and the shape checks with their messages.
 #include <string>
 
+#include "kindling/autograd/grad_mode.hpp"
 #include "kindling/tensor/ops.hpp"
 #include "kindling/train/losses.hpp"
 
@@ -39,6 +40,17 @@ inline void check_broadcasts_to(const Tensor& input, const Tensor& w, const char
                      shape_str(input.shape()) + " up to " + shape_str(b) + ". Hint: " + what + " must broadcast to "
                      "the input's shape, e.g. one value per class: shape [" +
                      std::to_string(input.dim() ? input.size(-1) : 1) + "].");
+  }
+}
+
+/// A weight (class weights, pos_weight) is a constant of the loss: PyTorch refuses one that requires
+/// grad rather than silently give it no gradient.
+inline void check_not_differentiable(const Tensor& w, const char* what, const char* op) {
+  if (w.defined() && w.requires_grad() && autograd::is_grad_enabled()) {
+    throw AutogradError(std::string(op) + ": the loss is not differentiable with respect to argument '" + what +
+                        "'. This input cannot have requires_grad true. Hint: pass " + what +
+                        ".detach() (a constant), or compute the weighted loss with tensor ops if " + what +
+                        " is learned.");
   }
 }
 

@@ -1,6 +1,7 @@
 // The losses composed from differentiable tensor ops (their backward comes for free): cross-entropy
-// (class indices, K dimensions, class probabilities, label smoothing), MSE, L1, smooth L1, Huber,
-// KL divergence and BCE with logits. nll_loss and binary_cross_entropy have their own files.
+// (class indices, K dimensions, class probabilities, label smoothing), MSE, L1 and KL divergence;
+// smooth L1 and Huber with PyTorch's backward formulas. nll_loss and binary_cross_entropy (with
+// logits too) have their own files.
 #include "kindling/train/losses.hpp"
 #include "kindling/tensor/autocast_mode.hpp"
 
@@ -181,6 +182,44 @@ Tensor l1_loss(const Tensor& input_in, const Tensor& target_in, Reduction r) {
   return reduce((input - target).abs(), r);
 }
 
+namespace {
+// Smooth L1 (k = beta) and Huber (k = delta), element by element, d = x - y:
+//   smooth L1: |d| < k ? d²/(2k) : |d| - k/2         Huber: |d| < k ? d²/2 : k·(|d| - k/2)
+//   dx = g · (d <= -k ? -s : d >= k ? s : d/k)   with s = 1 (smooth L1) or k (Huber, d·g inside);
+//   dy the same with x and y swapped
+// PyTorch's smooth_l1_backward / huber_backward, branch for branch: an infinite error gets the
+// linear part's slope (the composition's would be 0 · inf = NaN), a NaN gives NaN, and with beta = 0
+// smooth L1 is L1 whose slope at d = 0 is -1 (PyTorch's d <= -0 test) and at NaN is NaN.
+template <bool Huber>
+struct RobustLoss : autograd::Function<RobustLoss<Huber>> {
+  static constexpr const char* name = Huber ? "HuberLossBackward0" : "SmoothL1LossBackward0";
+  double k = 1.0;
+  Tensor forward(autograd::Context& ctx, const Tensor& input, const Tensor& target, double k_) {
+    k = k_;
+    ctx.save_for_backward({input, target});
+    const Tensor z = (input - target).abs();
+    if (Huber) return where(z < k, z * z * 0.5, (z - 0.5 * k) * k);
+    if (k == 0) return z;  // the limit, without dividing by 0
+    return where(z < k, z * z * (0.5 / k), z - 0.5 * k);
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor& g = grads[0];
+    const double slope = Huber ? k : 1.0;
+    // The gradient for a first argument a against b (PyTorch computes the target's by swapping the
+    // two, which differs from -dx only on the boundaries: at d = 0 with beta = 0 both are -g).
+    // Recorded under create_graph, so differentiable again.
+    auto grad_of = [&](const Tensor& a, const Tensor& b) {
+      const Tensor d = a - b;
+      // Inside |d| < k (never reached when k = 0 but for a NaN, where d · g is NaN as it should be).
+      const Tensor inside = Huber || k == 0 ? d * g : d * (g / k);
+      return where(d <= -k, g * -slope, where(d >= k, g * slope, inside));
+    };
+    const Tensor x = ctx.saved(0), y = ctx.saved(1);
+    return {ctx.needs_input_grad(0) ? grad_of(x, y) : Tensor(), ctx.needs_input_grad(1) ? grad_of(y, x) : Tensor()};
+  }
+};
+}  // namespace
+
 Tensor smooth_l1_loss(const Tensor& input_in, const Tensor& target_in, const SmoothL1LossOptions& o) {
   // Losses run in float32 under autocast (PyTorch's float32 list).
   const Tensor input = kindling::detail::autocast_to_float32(input_in);
@@ -188,9 +227,7 @@ Tensor smooth_l1_loss(const Tensor& input_in, const Tensor& target_in, const Smo
   check_same_shape(input, target, "smooth_l1_loss");
   check_reduction(o.reduction, "smooth_l1_loss");
   if (o.beta < 0) throw ValueError("smooth_l1_loss: beta must be >= 0, got " + std::to_string(o.beta));
-  if (o.beta == 0) return l1_loss(input, target, o.reduction);  // the limit, without dividing by 0
-  Tensor z = (input - target).abs();
-  return reduce(where(z < o.beta, z * z * (0.5 / o.beta), z - 0.5 * o.beta), o.reduction);
+  return reduce(RobustLoss<false>::apply(input, target, o.beta), o.reduction);
 }
 
 Tensor huber_loss(const Tensor& input_in, const Tensor& target_in, const HuberLossOptions& o) {
@@ -204,9 +241,7 @@ Tensor huber_loss(const Tensor& input_in, const Tensor& target_in, const HuberLo
                      ". Hint: delta is where the loss turns from quadratic to linear; 1.0 is the default.");
   }
   // z = |x - y|: 0.5·z² inside delta, delta·(z - 0.5·delta) outside -- the two meet with equal slope.
-  // The gradient of the quadratic part, z·sign(x - y) = x - y, is the composition's for free.
-  Tensor z = (input - target).abs();
-  return reduce(where(z < o.delta, z * z * 0.5, (z - 0.5 * o.delta) * o.delta), o.reduction);
+  return reduce(RobustLoss<true>::apply(input, target, o.delta), o.reduction);
 }
 
 Tensor kl_div(const Tensor& input_in, const Tensor& target_in, const KLDivLossOptions& o) {
@@ -232,36 +267,6 @@ Tensor kl_div(const Tensor& input_in, const Tensor& target_in, const KLDivLossOp
   // is its own batch of one).
   Tensor total = loss.sum();
   return input.dim() == 0 ? total : total / static_cast<double>(input.size(0));
-}
-
-Tensor binary_cross_entropy_with_logits(const Tensor& input_in, const Tensor& target_in, const BCEWithLogitsLossOptions& o) {
-  // Losses run in float32 under autocast (PyTorch's float32 list).
-  const Tensor input = kindling::detail::autocast_to_float32(input_in);
-  const Tensor target = kindling::detail::autocast_to_float32(target_in);
-  check_same_shape(input, target, "binary_cross_entropy_with_logits");
-  check_reduction(o.reduction, "binary_cross_entropy_with_logits");
-  // Targets are probabilities in [0, 1], so a floating tensor (PyTorch refuses int64 targets too:
-  // the loss would otherwise silently promote class indices, which is rarely what was meant).
-  if (!target.is_floating_point() || !input.is_floating_point()) {
-    throw DTypeError(std::string("binary_cross_entropy_with_logits: input and target must be floating-point, got input ") +
-                     dtype_name(input.dtype()) + " and target " + dtype_name(target.dtype()) +
-                     ". Hint: targets are probabilities; convert them with target.to(kd::kFloat32).");
-  }
-  check_broadcasts_to(input, o.weight, "weight", "binary_cross_entropy_with_logits");
-  check_broadcasts_to(input, o.pos_weight, "pos_weight", "binary_cross_entropy_with_logits");
-  // loss = (1 - y) x + L (log(1 + exp(-x))), written with m = max(-x, 0) so exp never overflows:
-  //   log(1 + exp(-x)) = m + log(exp(-m) + exp(-x - m))
-  Tensor m = (-input).relu();
-  Tensor log1p_exp = ((-m).exp() + (-input - m).exp()).log() + m;
-  Tensor loss;
-  if (o.pos_weight.defined()) {
-    Tensor log_weight = (o.pos_weight - 1) * target + 1;  // 1 + (pos_weight - 1) y
-    loss = (1 - target) * input + log_weight * log1p_exp;
-  } else {
-    loss = (1 - target) * input + log1p_exp;
-  }
-  if (o.weight.defined()) loss = loss * o.weight;
-  return reduce(loss, o.reduction);
 }
 
 }  // namespace kindling::nn::functional

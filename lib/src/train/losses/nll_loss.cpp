@@ -47,6 +47,12 @@ NllGeometry check_nll_args(const Tensor& input, const Tensor& target, const NLLL
     throw ShapeError(std::string(op) + ": weight must have shape [" + std::to_string(g.classes) + "] (one per class), got " +
                      shape_str(o.weight.shape()) + ".");
   }
+  if (o.weight.defined() && o.weight.dtype() != input.dtype()) {
+    throw DTypeError(std::string(op) + ": expected scalar type " + dtype_name(input.dtype()) + " but found " +
+                     dtype_name(o.weight.dtype()) + " for the class weight (as in PyTorch, it is not converted). "
+                     "Hint: weight.to(input.dtype()).");
+  }
+  loss_helpers::check_not_differentiable(o.weight, "weight", op);
   return g;
 }
 
@@ -61,16 +67,17 @@ struct NllLoss : autograd::Function<NllLoss> {
   double total_weight = 0;
   Reduction reduction = Reduction::Mean;
   NllGeometry geom{};
+  std::int64_t ignore_index = -100;
 
   Tensor forward(autograd::Context& ctx, const Tensor& input, const autograd::NonDifferentiable& target,
                  const autograd::NonDifferentiable& row_weight, const autograd::NonDifferentiable& loss,
-                 double total_weight_,
-                 Reduction reduction_, NllGeometry geom_) {
+                 double total_weight_, Reduction reduction_, NllGeometry geom_, std::int64_t ignore_index_) {
     input_shape = input.shape();
     dtype = input.dtype();
     total_weight = total_weight_;
     reduction = reduction_;
     geom = geom_;
+    ignore_index = ignore_index_;
     ctx.save_for_backward({target.tensor, row_weight.tensor});
     return loss.tensor;  // computed by nll_loss(): this Function only adds the backward
   }
@@ -81,12 +88,13 @@ struct NllLoss : autograd::Function<NllLoss> {
   // is zero (PyTorch's NllLossBackwardBackward0 is the nll_loss of the gradient).
   autograd::Grads backward_with_graph(const Tensor& target, const Tensor& row_weight, const Tensor& grad) {
     const double scale = reduction == Reduction::Mean ? 1.0 / total_weight : 1.0;
-    const Tensor coeff = (row_weight * (-scale)).to(grad.dtype());                       // [batch]
+    const Tensor ignored = target == ignore_index;                                        // [batch]
+    const Tensor coeff = where(ignored, 0.0, row_weight * (-scale)).to(grad.dtype());    // [batch]
     const Tensor g = reduction == Reduction::None ? grad.reshape({geom.batch}) : grad.expand({geom.batch});
     const Tensor values = (g * coeff).reshape({geom.batch, 1});                           // [batch, 1]
-    // An ignored row (weight 0) may hold ignore_index, out of range for the scatter: it writes its
-    // zero at class 0 instead.
-    const Tensor index = where(row_weight == 0.0, 0, target).reshape({geom.batch, 1});   // [batch, 1]
+    // An ignored row may hold ignore_index, out of range for the scatter: it writes its zero at class
+    // 0 instead.
+    const Tensor index = where(ignored, 0, target).reshape({geom.batch, 1});             // [batch, 1]
     const Tensor dx = zeros({geom.batch, geom.classes}, {.dtype = grad.dtype()}).scatter(1, index, values);
     return {dx.reshape(input_shape).to(dtype)};
   }
@@ -107,7 +115,9 @@ struct NllLoss : autograd::Function<NllLoss> {
     const double scale = reduction == Reduction::Mean ? 1.0 / total_weight : 1.0;
     auto fill = [&](auto* out) {
       for (std::int64_t i = 0; i < geom.batch; ++i) {
-        if (w[i] == 0) continue;
+        // Ignored rows get no gradient. A row of weight 0 gets -0 · g / total, which is NaN when the
+        // total weight of a mean is 0 (its loss is 0/0 = NaN too): PyTorch's kernel, exactly.
+        if (t[i] == ignore_index) continue;
         if (t[i] < 0 || t[i] >= geom.classes) {  // cannot happen unless the saved target was corrupted
           throw IndexError("NllLossBackward0: saved target " + std::to_string(t[i]) + " at position " +
                            std::to_string(i) + " is out of range for " + std::to_string(geom.classes) + " classes.");
@@ -199,7 +209,7 @@ Tensor nll_loss(const Tensor& input_in, const Tensor& target_in, const NLLLossOp
   // `t` is the caller's target itself when it is contiguous: saved with its version, so an in-place
   // edit of it before backward is an error, as in PyTorch.
   return NllLoss::apply(input, autograd::NonDifferentiable{t}, autograd::NonDifferentiable{row_w},
-                        autograd::NonDifferentiable{out}, total, o.reduction, geom);
+                        autograd::NonDifferentiable{out}, total, o.reduction, geom, o.ignore_index);
 }
 
 }  // namespace kindling::nn::functional
