@@ -75,6 +75,20 @@ OPT_CASE("sgd/negative-momentum", optim::SGD(p, {.lr = 0.1, .momentum = -0.5}))
 OPT_CASE("sgd/negative-weight-decay", optim::SGD(p, {.lr = 0.1, .weight_decay = -0.1}))
 OPT_CASE("sgd/nesterov-without-momentum", optim::SGD(p, {.lr = 0.1, .nesterov = true}))
 OPT_CASE("sgd/nesterov-with-dampening", optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .dampening = 0.1, .nesterov = true}))
+PARITY_CASE("optim/sgd/param-in-two-groups") {
+  return trajectory(in, [](std::vector<Tensor> p) {
+    auto opt = std::make_unique<optim::SGD>(p, optim::SGDOptions{.lr = 0.1});
+    opt->add_param_group({p[0]}, {.lr = 0.1});
+    return std::move(*opt);
+  });
+}
+PARITY_CASE("optim/adam/param-in-two-groups") {
+  return trajectory(in, [](std::vector<Tensor> p) {
+    auto opt = std::make_unique<optim::Adam>(std::vector<Tensor>{p[1]}, optim::AdamOptions{.lr = 0.1});
+    opt->add_param_group(p, {.lr = 0.1});
+    return std::move(*opt);
+  });
+}
 OPT_CASE("adam/negative-lr", optim::Adam(p, {.lr = -1e-3}))
 OPT_CASE("adam/negative-eps", optim::Adam(p, {.eps = -1e-8}))
 OPT_CASE("adam/beta1-one", optim::Adam(p, {.betas = {1.0, 0.999}}))
@@ -117,6 +131,9 @@ PARITY_CASE("sched/step") {
 }
 PARITY_CASE("sched/multistep") {
   return lr_sequence([](optim::Optimizer& o) { return optim::MultiStepLR(o, {3, 10, 10, 20}, 0.3); }, epoch_step);
+}
+PARITY_CASE("sched/multistep-milestone-0") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::MultiStepLR(o, {0, 5, 0}, 0.5); }, epoch_step);
 }
 PARITY_CASE("sched/exponential") {
   return lr_sequence([](optim::Optimizer& o) { return optim::ExponentialLR(o, 0.9); }, epoch_step);

@@ -58,6 +58,9 @@ opt_error_case("sgd/negative-weight-decay", lambda p: torch.optim.SGD(p, lr=0.1,
 opt_error_case("sgd/nesterov-without-momentum", lambda p: torch.optim.SGD(p, lr=0.1, nesterov=True))
 opt_error_case("sgd/nesterov-with-dampening",
                lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1, nesterov=True))
+# A parameter in two groups would be updated twice a step: refused.
+opt_error_case("sgd/param-in-two-groups", lambda p: torch.optim.SGD([{"params": p}, {"params": [p[0]]}], lr=0.1))
+opt_error_case("adam/param-in-two-groups", lambda p: torch.optim.Adam([{"params": [p[1]]}, {"params": p}], lr=0.1))
 opt_error_case("adam/negative-lr", lambda p: torch.optim.Adam(p, lr=-1e-3))
 opt_error_case("adam/negative-eps", lambda p: torch.optim.Adam(p, eps=-1e-8))
 opt_error_case("adam/beta1-one", lambda p: torch.optim.Adam(p, betas=(1.0, 0.999)))
@@ -119,6 +122,9 @@ def lr_sequence(make_sched, epochs=30, metrics=None):
 S = torch.optim.lr_scheduler
 case("sched/step", lr_sequence(lambda o: S.StepLR(o, step_size=7, gamma=0.5)), rtol=1e-12, atol=0)
 case("sched/multistep", lr_sequence(lambda o: S.MultiStepLR(o, milestones=[3, 10, 10, 20], gamma=0.3)),
+     rtol=1e-12, atol=0)
+# A milestone at 0 decays the lr when the scheduler is made (its constructor steps to epoch 0).
+case("sched/multistep-milestone-0", lr_sequence(lambda o: S.MultiStepLR(o, milestones=[0, 5, 0], gamma=0.5)),
      rtol=1e-12, atol=0)
 case("sched/exponential", lr_sequence(lambda o: S.ExponentialLR(o, gamma=0.9)), rtol=1e-12, atol=0)
 case("sched/cosine", lr_sequence(lambda o: S.CosineAnnealingLR(o, T_max=10, eta_min=0.001)), rtol=1e-12,

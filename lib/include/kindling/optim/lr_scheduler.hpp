@@ -68,6 +68,7 @@ class MultiStepLR : public LRScheduler {
 
  protected:
   double next_lr(std::size_t g, double lr) const override;
+  double start_lr(std::size_t g) const override;
 
  private:
   std::vector<std::int64_t> milestones_;

@@ -72,7 +72,18 @@ double StepLR::next_lr(std::size_t, double lr) const {
 }
 
 MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<std::int64_t> milestones, double gamma)
-    : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {}
+    : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
+  // PyTorch's constructor takes the step to epoch 0, so a milestone at 0 decays the lr at once.
+  const auto at_zero = std::count(milestones_.begin(), milestones_.end(), std::int64_t{0});
+  if (at_zero > 0)
+    for (std::size_t g = 0; g < base_lrs_.size(); ++g)
+      write_lr(g, optimizer.lr(g) * std::pow(gamma_, static_cast<double>(at_zero)));
+}
+double MultiStepLR::start_lr(std::size_t g) const {
+  // The closed form at epoch 0 (a restart inside SequentialLR): every milestone at or before it.
+  const auto passed = std::count_if(milestones_.begin(), milestones_.end(), [](std::int64_t m) { return m <= 0; });
+  return base_lrs_[g] * std::pow(gamma_, static_cast<double>(passed));
+}
 double MultiStepLR::next_lr(std::size_t, double lr) const {
   // A milestone listed twice decays twice, as in PyTorch (it counts them).
   const auto hits = std::count(milestones_.begin(), milestones_.end(), last_epoch_);

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <unordered_set>
 
 #include "kindling/autograd/autograd_meta.hpp"
 #include "kindling/autograd/grad_mode.hpp"
@@ -30,6 +31,17 @@ void Optimizer::add_param_group_tensors(std::vector<Tensor> params, const char* 
     if (!p.is_contiguous()) {
       throw ValueError(std::string(name) + ": parameter " + std::to_string(i) +
                        " is not contiguous; optimizers update parameters in place with one fused loop.");
+    }
+  }
+  // A parameter in two groups would be updated twice per step (PyTorch refuses it too).
+  std::unordered_set<const void*> seen;
+  for (const auto& group : params_)
+    for (const Tensor& q : group) seen.insert(q.impl());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (seen.count(params[i].impl())) {
+      throw ValueError(std::string(name) + ": some parameters appear in more than one parameter group (parameter " +
+                       std::to_string(i) + " of the new group, shape " + shape_str(params[i].shape()) +
+                       "). Hint: give each parameter to one group only, e.g. split model.named_parameters().");
     }
   }
   params_.push_back(std::move(params));
