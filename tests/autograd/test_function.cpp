@@ -248,3 +248,38 @@ TEST_CASE("registry: every op chapter 1 records has a backward with the same arg
   }());
   CHECK(problems.empty());
 }
+
+TEST_CASE("copy_ and index_put_ refuse a value that requires grad instead of silently dropping its gradient") {
+  // PyTorch records y.copy_(w * 2) (CopyBackwards); Kindling records no in-place write, so it refuses,
+  // as add_ does: before, w's gradient through y was silently lost.
+  kd::Tensor w = kd::tensor({1.0, 2.0, 3.0}).requires_grad_();
+  kd::Tensor y = kd::zeros({3}, {.dtype = kd::kFloat64});
+  CHECK_THROWS_WITH(y.copy_(w * 2), Contains("copy_") && Contains("requires grad") && Contains("clone"));
+  CHECK_THROWS_AS(y.index_put_({kd::indexing::Slice(0, 2)}, (w * 2).slice(0, 0, 2)), kd::AutogradError);
+  CHECK_THROWS_AS(y.index_put_({kd::tensor({0, 2})}, (w * 2).slice(0, 0, 2)), kd::AutogradError);
+  CHECK_THROWS_AS(y.index_put_({y < 1.0}, (w * 2).sum()), kd::AutogradError);
+  CHECK(kd::allclose(y, kd::zeros({3}, {.dtype = kd::kFloat64})));  // nothing was written
+  {
+    kd::NoGradGuard no_grad;  // no gradient should flow: allowed
+    y.copy_(w * 2);
+    y.index_put_({kd::indexing::Slice(0, 1)}, w.slice(0, 2, 3));
+  }
+  CHECK(y.to_vector<double>() == std::vector<double>{3, 4, 6});
+  CHECK_FALSE(y.requires_grad());
+}
+
+TEST_CASE("register_hook: a hook that changes the gradient's dtype is refused, as PyTorch refuses it") {
+  // PyTorch: "hook '<lambda>' has changed the type of value (was torch.DoubleTensor got torch.FloatTensor)".
+  kd::Tensor x = kd::ones({2}, {.dtype = kd::kFloat64}).requires_grad_();
+  x.register_hook([](const kd::Tensor& g) { return g.to(kd::kFloat32); });
+  CHECK_THROWS_WITH((x * 2).sum().backward(), Contains("changed the type") && Contains("float32"));
+  kd::Tensor y = kd::ones({2}).requires_grad_();
+  kd::Tensor h = y * 2;
+  h.register_hook([](const kd::Tensor& g) { return g.to(kd::kFloat64) * 3; });
+  CHECK_THROWS_AS(h.sum().backward(), kd::AutogradError);
+  kd::Tensor z = kd::ones({2}).requires_grad_();
+  kd::Tensor hz = z * 2;
+  hz.register_hook([](const kd::Tensor& g) { return g * 3; });  // same dtype: fine
+  hz.sum().backward();
+  CHECK(z.grad().to_vector<float>() == std::vector<float>{6, 6});
+}

@@ -93,6 +93,24 @@ TEST_CASE("state_dict: parameters and buffers, dotted names, sharing the module'
   CHECK(ws.named_buffers().size() == 2);
 }
 
+TEST_CASE("state_dict: a submodule registered under two names is in it under both, as in PyTorch") {
+  struct Tied : nn::Module {
+    nn::Linear l{3, 2};
+    Tied() {
+      register_module("a", l);
+      register_module("b", l);
+    }
+  } tied;
+  const auto py = kd::testing::python_eval(
+      {"' '.join(m.state_dict().keys()) + '|' + ' '.join(n for n, _ in m.named_parameters())"},
+      "m = torch.nn.Module()\nl = torch.nn.Linear(3, 2)\nm.a = l\nm.b = l\n");
+  std::string keys, params;
+  for (const auto& k : tied.state_dict().keys()) keys += (keys.empty() ? "" : " ") + k;
+  for (const auto& [n, p] : tied.named_parameters()) params += (params.empty() ? "" : " ") + n;
+  CHECK(keys + "|" + params == py[0]);  // "a.weight a.bias b.weight b.bias|a.weight a.bias"
+  tied.load_state_dict(tied.state_dict());  // and it loads back, strictly
+}
+
 TEST_CASE("state_dict: load_state_dict copies values in place and keeps parameter identity") {
   Net a, b;
   const kd::Tensor w = b.fc1.weight;

@@ -149,8 +149,8 @@ case("elu/0d", lambda x: F.elu(x, 2.0), grad=True, x=value(-0.7))
 case("elu/expanded-float64", lambda x: F.elu(x.expand(4, 3), 1.5), grad=True, x=randn(1, 3, dtype="float64"))
 # PyTorch tests x <= 0: a NaN takes the identity branch (gradient 1, not NaN)
 case("elu/nan-and-zeros", lambda x: F.elu(x, 0.5), grad=True, x=value([float("nan"), -0.0, 0.0, -1, 1]))
-case("elu/nan-double-backward", lambda x: torch.autograd.grad(F.elu(x).sum(), x, create_graph=True)[0], grad=True,
-     x=value([float("nan"), -0.5, 0.5]))
+case("elu/nan-double-backward", lambda x: torch.autograd.grad(F.elu(x, 0.5).sum(), x, create_graph=True)[0], grad=True,
+     x=value([float("nan"), -0.5, 0.5, 0.0, -0.0]))
 case("softplus/default", lambda x: F.softplus(x), grad=True, x=randn(4, 6, scale=3.0))
 case("softplus/beta-threshold", lambda x: F.softplus(x, beta=2.0, threshold=5.0), grad=True, x=value(EDGES))
 case("softplus/module-large", lambda x: torch.nn.Softplus(beta=0.5, threshold=10)(x), grad=True,

@@ -65,7 +65,15 @@ void run_pre_hooks(const Node& node, Grads& grads) {
                           shape_str(replaced.shape()) + " for one of shape " + shape_str(old.shape()) +
                           ". Hint: a hook returns a gradient of the same shape (or nothing to keep it).");
     }
-    grads[h.output_nr] = replaced.dtype() == old.dtype() ? replaced : replaced.to(old.dtype());
+    if (replaced.dtype() != old.dtype() || replaced.device() != old.device()) {
+      // PyTorch: "hook has changed the type of value". Converting silently would hide the mistake.
+      throw AutogradError(std::string("register_hook: a hook on ") + node.name() + " changed the type of the "
+                          "gradient: it returned a " + dtype_name(replaced.dtype()) + " tensor on " +
+                          replaced.device().str() + " for a " + dtype_name(old.dtype()) + " one on " +
+                          old.device().str() + ". Hint: return g.to(grad.dtype()) (a hook keeps the gradient's "
+                          "dtype and device).");
+    }
+    grads[h.output_nr] = replaced;
   }
 }
 

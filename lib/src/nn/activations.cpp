@@ -120,11 +120,13 @@ struct Elu : autograd::Function<Elu> {
   }
   autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
     if (creating_graph()) {
-      // exp of x only where it is used (0 elsewhere): the second derivative through the branch not
-      // taken is then 0, not 0 · exp(NaN) = NaN (PyTorch's EluBackwardBackward0 gives 0 at a NaN).
+      // PyTorch's EluBackwardBackward0 differentiates α·eˣ only where x < 0: at x = 0 the first
+      // derivative is α (x <= 0) but the second is 0. And exp of x only where it is used (0
+      // elsewhere): through the branch not taken the second derivative is 0, not 0 · exp(NaN) = NaN.
       const Tensor& x = ctx.saved(0);
-      const Tensor used = x <= 0.0;
-      return {grads[0] * kindling::where(used, kindling::exp(kindling::where(used, x, 0.0)) * alpha, 1.0)};
+      const Tensor neg = x < 0.0;
+      const Tensor slope = kindling::where(neg, kindling::exp(kindling::where(neg, x, 0.0)) * alpha, 1.0);
+      return {grads[0] * kindling::where(x == 0.0, slope * alpha, slope)};  // slope is the constant 1 at 0
     }
     const Tensor d = map_elements(ctx.saved(0), "elu", [a = alpha](auto v) {
       using T = decltype(v);

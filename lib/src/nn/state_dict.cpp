@@ -41,20 +41,23 @@ namespace kindling::nn {
 
 namespace {
 // Every (dotted name, tensor) that belongs in a state dict: parameters, then persistent buffers,
-// module by module in registration order (PyTorch's order).
+// module by module in registration order (PyTorch's order). A submodule registered under two names
+// appears under both, as in PyTorch's state_dict (unlike parameters(), which lists each tensor once);
+// `path` (the modules being visited) only guards against a module that contains itself.
 void collect(const Module& m, const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out,
-             std::unordered_set<const Module*>& seen) {
-  if (!seen.insert(&m).second) return;
+             std::unordered_set<const Module*>& path) {
+  if (!path.insert(&m).second) return;
   for (const auto& [name, t] : m.named_parameters(prefix, /*recurse=*/false)) out.emplace_back(name, t);
   for (const auto& [name, t] : m.named_buffers(prefix, /*recurse=*/false)) out.emplace_back(name, t);
-  for (const auto& [name, child] : m.named_children()) collect(*child, prefix.empty() ? name : prefix + "." + name, out, seen);
+  for (const auto& [name, child] : m.named_children()) collect(*child, prefix.empty() ? name : prefix + "." + name, out, path);
+  path.erase(&m);
 }
 }  // namespace
 
 StateDict Module::state_dict() const {
   std::vector<std::pair<std::string, Tensor>> all;
-  std::unordered_set<const Module*> seen;
-  collect(*this, "", all, seen);
+  std::unordered_set<const Module*> path;
+  collect(*this, "", all, path);
   // Non-persistent buffers stay out: find them by name.
   std::unordered_set<std::string> non_persistent;
   std::function<void(const Module&, const std::string&)> mark = [&](const Module& m, const std::string& p) {

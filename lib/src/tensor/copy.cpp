@@ -208,9 +208,24 @@ void copy_across_devices(Tensor& dst, const Tensor& src) {
 }
 }  // namespace
 
+namespace {
+// PyTorch records dst.copy_(src) (CopyBackwards) when src requires grad; Kindling records no
+// in-place op, so it refuses instead of silently cutting src's gradient off (add_ and the other
+// in-place ops refuse the same way).
+void check_source_not_recorded(const Tensor& src, const char* op) {
+  if (detail::needs_grad(src)) {
+    throw AutogradError(std::string(op) + ": the source requires grad, but in-place writes are not recorded by "
+                        "Kindling's autograd: its gradient would be lost. Hint: use an out-of-place form "
+                        "(y = src.clone(), src.to(dtype), kd::where(mask, src, y), kd::cat), or write under "
+                        "kd::NoGradGuard when no gradient should flow.");
+  }
+}
+}  // namespace
+
 Tensor& Tensor::copy_(const Tensor& src) {
   detail::check_defined(*this, "copy_");
   detail::check_defined(src, "copy_");
+  check_source_not_recorded(src, "copy_");
   if (!device().is_cpu() || !src.device().is_cpu()) {
     detail::check_inplace(*this, "copy_");
     check_copy_shapes(*this, src);

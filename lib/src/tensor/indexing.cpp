@@ -239,11 +239,6 @@ Tensor advanced_index(const Prepared& p, const char* op) {
 void advanced_put(Tensor& self, const Prepared& p, const Tensor& value, const char* op) {
   detail::check_cpu(value, op);
   detail::check_inplace(self, op);
-  if (value.impl() && value.impl()->requires_grad() && detail::grad_mode_enabled()) {
-    throw AutogradError(std::string(op) + ": the value requires grad, but writes through a tensor index are "
-                        "not recorded by Kindling's autograd. Hint: build the result out of place, e.g. "
-                        "kd::where(mask, value, x).");
-  }
   detail::check_no_internal_overlap(self, op);
   const Plan pl = plan(p, op);
   const auto nb = static_cast<std::int64_t>(pl.index_shape.size()), nr = static_cast<std::int64_t>(pl.rest.size());
@@ -319,6 +314,11 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
+  if (value.impl() && value.impl()->requires_grad() && detail::grad_mode_enabled()) {
+    throw AutogradError("index_put_: the value requires grad, but writes through an index are not recorded by "
+                        "Kindling's autograd: its gradient would be lost. Hint: build the result out of place, "
+                        "e.g. kd::where(mask, value, x), or kd::cat of the pieces.");
+  }
   if (!has_tensor(indices)) {
     Tensor target = index(indices);  // a view of self: copy_ writes through it
     target.copy_(drop_leading_ones(value, target.dim()));
