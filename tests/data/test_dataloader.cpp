@@ -274,6 +274,12 @@ TEST_CASE("collate: default collate stacks into one preallocated batch") {
   CHECK(pairs.first.shape() == kd::Shape{2, 2});
   CHECK(pairs.second.dtype() == kd::kInt64);
   CHECK(pairs.second.to_vector<std::int64_t>() == std::vector<std::int64_t>{4, 5});
+  // Numbers as PyTorch's default_collate makes them: int -> int64, float -> float64, bool -> bool.
+  const kd::Tensor flags = kd::data::DefaultCollate{}(std::vector<bool>{true, false, true});
+  CHECK(flags.dtype() == kd::kBool);
+  CHECK(flags.to_vector<bool>() == std::vector<bool>{true, false, true});
+  CHECK(kd::data::DefaultCollate{}(std::vector<float>{0.5f, 2.0f}).dtype() == kd::kFloat64);
+  CHECK(kd::data::DefaultCollate{}(std::vector<int>{1, 2}).dtype() == kd::kInt64);
 }
 
 TEST_CASE("DataLoader: with workers, the small-object pool stops growing after warm-up", "[threads]") {

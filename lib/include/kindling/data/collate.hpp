@@ -19,9 +19,11 @@ namespace kindling::data {
 /// Throws ShapeError naming the first sample whose shape or dtype differs.
 Tensor collate_tensors(const std::vector<Tensor>& samples);
 
-/// Numbers become a 1-D tensor: integers int64 [B], floating point float64 [B] (like PyTorch).
+/// Numbers become a 1-D tensor: integers int64 [B], floating point float64 [B], bools bool [B]
+/// (like PyTorch's default_collate).
 Tensor collate_numbers(const std::vector<std::int64_t>& values);
 Tensor collate_numbers(const std::vector<double>& values);
+Tensor collate_numbers(const std::vector<bool>& values);
 
 /// The DataLoader's default collate_fn.
 struct DefaultCollate {
@@ -41,8 +43,12 @@ struct DefaultCollate {
   template <class T>
     requires std::is_arithmetic_v<T>
   Tensor operator()(std::vector<T>&& samples) const {
-    using Wide = std::conditional_t<std::is_integral_v<T>, std::int64_t, double>;
-    return collate_numbers(std::vector<Wide>(samples.begin(), samples.end()));
+    if constexpr (std::is_same_v<T, bool>) {
+      return collate_numbers(samples);
+    } else {
+      using Wide = std::conditional_t<std::is_integral_v<T>, std::int64_t, double>;
+      return collate_numbers(std::vector<Wide>(samples.begin(), samples.end()));
+    }
   }
 
   /// pairs and tuples: each field collated on its own.
