@@ -304,6 +304,9 @@ PARITY_CASE("sched/linear-bad-start") {
 PARITY_CASE("sched/linear-bad-end") {
   return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 1.0 / 3, 1.5); }, epoch_step);
 }
+PARITY_CASE("sched/linear-zero-iters") {
+  return lr_sequence([](optim::Optimizer& o) { return optim::LinearLR(o, 0.5, 1.0, 0); }, epoch_step);
+}
 PARITY_CASE("sched/warm-restarts-bad-t0") {
   return lr_sequence([](optim::Optimizer& o) { return optim::CosineAnnealingWarmRestarts(o, 0); }, epoch_step);
 }

@@ -194,6 +194,9 @@ case("sched/sequential-bad-milestones", lr_sequence(lambda o: S.SequentialLR(
     o, [S.LinearLR(o), S.ExponentialLR(o, gamma=0.9)], milestones=[3, 6])), expect_error=True)
 case("sched/linear-bad-start", lr_sequence(lambda o: S.LinearLR(o, start_factor=0.0)), expect_error=True)
 case("sched/linear-bad-end", lr_sequence(lambda o: S.LinearLR(o, end_factor=1.5)), expect_error=True)
+# total_iters=0: start_factor at once, and kept (epoch 1 is already past total_iters: no division by 0)
+case("sched/linear-zero-iters", lr_sequence(lambda o: S.LinearLR(o, start_factor=0.5, total_iters=0)),
+     rtol=1e-12, atol=0)
 case("sched/warm-restarts-bad-t0", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=0)), expect_error=True)
 case("sched/warm-restarts-bad-tmult", lr_sequence(lambda o: S.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0)),
      expect_error=True)

@@ -133,9 +133,9 @@ LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor,
     throw ValueError("LinearLR: Ending multiplicative factor expected to be between 0 and 1, got " +
                      std::to_string(end_factor) + ".");
   }
-  if (total_iters <= 0) {
-    // PyTorch divides by total_iters at the first step; a clear error instead of a ZeroDivisionError.
-    throw ValueError("LinearLR: total_iters must be positive, got " + std::to_string(total_iters) + ".");
+  if (total_iters < 0) {
+    // PyTorch accepts it and keeps start_factor for ever, as for 0; a negative count is a mistake.
+    throw ValueError("LinearLR: total_iters must be >= 0, got " + std::to_string(total_iters) + ".");
   }
   restart();
 }
