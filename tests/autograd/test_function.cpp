@@ -1,6 +1,7 @@
 // autograd::Function -- the one way to write a backward -- and the registry that connects chapter 1's
 // ops to their Functions. Gradient values are checked with gradcheck (finite differences).
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <kindling/autograd.hpp>
 #include <kindling/autograd/function.hpp>
 
@@ -282,4 +283,23 @@ TEST_CASE("register_hook: a hook that changes the gradient's dtype is refused, a
   hz.register_hook([](const kd::Tensor& g) { return g * 3; });  // same dtype: fine
   hz.sum().backward();
   CHECK(z.grad().to_vector<float>() == std::vector<float>{6, 6});
+}
+
+TEST_CASE("autograd::grad runs only the branches that lead to the requested inputs, as PyTorch does") {
+  // torch.autograd.grad(y, [w]) computes nothing towards x: x's and h's hooks are not called (PyTorch's
+  // exec_info), and the graph stays usable for that branch (its saved tensors were not released).
+  std::vector<std::string> calls;
+  kd::Tensor x = kd::ones({3}).requires_grad_();
+  kd::Tensor w = kd::full({3}, 2.0).requires_grad_();
+  x.register_hook([&](const kd::Tensor&) { calls.push_back("x"); return kd::Tensor(); });
+  kd::Tensor h = x.exp();
+  h.register_hook([&](const kd::Tensor&) { calls.push_back("h"); return kd::Tensor(); });
+  kd::Tensor y = (h * w).sum() + (w * w).sum();
+  const kd::Tensor gw = kd::autograd::grad({y}, {w}, {}, {.retain_graph = true})[0];
+  CHECK(kd::allclose(gw, h.detach() + 2.0 * w.detach()));  // h + 2w
+  CHECK(calls.empty());
+  CHECK_FALSE(x.grad().defined());
+  y.backward();  // the whole graph: now both hooks run
+  CHECK(calls == std::vector<std::string>{"h", "x"});
+  CHECK(kd::allclose(x.grad(), h.detach() * 2.0));
 }

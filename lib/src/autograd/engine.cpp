@@ -203,8 +203,30 @@ std::vector<Root> make_roots(const std::vector<Tensor>& tensors, const std::vect
   return roots;
 }
 
+// autograd::grad: which nodes lead to a captured edge (PyTorch's exec_info). Only those run: a
+// branch that reaches none of the requested inputs is not computed, and its hooks are not called.
+// needed[slot] for every visited node, children decided before parents (Kahn's order, reversed).
+std::vector<char> nodes_needed(const EngineSlots& slots, const std::vector<char>& captured_here) {
+  const std::size_t n = slots.tasks.size();
+  std::vector<std::int64_t> pending(n);
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    pending[i] = slots.tasks[i].dependencies;
+    if (pending[i] == 0) order.push_back(static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (const Edge& e : slots.tasks[order[k]].node->next_functions())
+      if (e.function && --pending[slots.slot(e.function.get())] == 0) order.push_back(slots.slot(e.function.get()));
+  std::vector<char> needed(captured_here);
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    for (const Edge& e : slots.tasks[*it].node->next_functions())
+      if (e.function && needed[slots.slot(e.function.get())]) needed[*it] = 1;
+  return needed;
+}
+
 // Runs the graph below `roots`. With `captures` (autograd::grad), records the gradient arriving at
-// each captured edge instead of accumulating into leaves.
+// each captured edge instead of accumulating into leaves, and runs only the nodes that lead to one.
 void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, bool accumulate_leaves,
              const std::vector<Edge>* captures, std::vector<Tensor>* captured) {
   // One backward at a time: the per-run bookkeeping lives in the nodes (EngineSlots). The one
@@ -235,13 +257,18 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
   count_dependencies(std::span<Node* const>(root_nodes.data(), root_nodes.size()), slots);
 
   std::vector<SmallVector<std::pair<std::uint32_t, std::size_t>, 1>> capture_at;
+  std::vector<char> needed;  // empty: every node runs (backward)
   if (captures) {
     capture_at.resize(slots.tasks.size());
+    std::vector<char> captured_here(slots.tasks.size(), 0);
     for (std::size_t i = 0; i < captures->size(); ++i) {
       const Edge& e = (*captures)[i];
-      if (e.function && slots.visited(e.function.get()))
+      if (e.function && slots.visited(e.function.get())) {
         capture_at[slots.slot(e.function.get())].push_back({e.input_nr, i});
+        captured_here[slots.slot(e.function.get())] = 1;
+      }
     }
+    needed = nodes_needed(slots, captured_here);
   }
 
   // 2. seed
@@ -263,6 +290,7 @@ void execute(std::vector<Root>& roots, bool retain_graph, bool create_graph, boo
     Node* n = ready.top();
     ready.pop();
     const std::uint32_t slot = slots.slot(n);
+    if (!needed.empty() && !needed[slot]) continue;  // autograd::grad: reaches no requested input
     Grads grads = std::move(slots.tasks[slot].buffer);
     grads.resize(n->num_outputs());
     // [snippet: hooks-check]
