@@ -237,6 +237,18 @@ TEST_CASE("permute/transpose/t: errors") {
   CHECK_THROWS_WITH(x.t(), Contains("<= 2 dimensions") && Contains("permute"));
 }
 
+TEST_CASE("size(d) and stride(d) of a 0-d tensor are refused, as in PyTorch (there is no dim to read)") {
+  const kd::Tensor s = kd::tensor(1.5);
+  for (std::int64_t d : {0, -1}) {
+    CHECK_THROWS_AS(s.size(d), kd::IndexError);
+    CHECK_THROWS_AS(s.stride(d), kd::IndexError);
+  }
+  CHECK_THROWS_WITH(s.size(0), Contains("size") && Contains("no dimensions") && Contains("item()"));
+  // dims 0 and -1 still name the one "dim" of a 0-d tensor where PyTorch's ops take them
+  CHECK(s.sum(0).item<float>() == 1.5f);
+  CHECK(kd::zeros({2, 3}).size(-1) == 3);
+}
+
 TEST_CASE("expand: errors") {
   kd::Tensor x = kd::zeros({3, 1});
   CHECK_THROWS_AS(x.expand({4, 2}), kd::ShapeError);
