@@ -224,6 +224,29 @@ TEST_CASE("onnx::export_model writes state_dict names, eval semantics and a symb
   std::filesystem::remove(path);
 }
 
+TEST_CASE("onnx::export_model traces the same graph inside a NoGradGuard (as torch.onnx.export under no_grad)") {
+  // The trace follows requires_grad; with grad mode off every op between the layers would read as a
+  // constant and be frozen into an initializer holding the example's values.
+  Between model([](Between&, const kd::Tensor& h) { return h.relu() * 2.0 + 1.0; });
+  const auto path = std::filesystem::temp_directory_path() / "kd_export_no_grad.onnx";
+  {
+    kd::NoGradGuard no_grad;
+    kd::onnx::export_model(model, kd::randn({5, 4}), path);
+    CHECK_FALSE(kd::detail::grad_mode_enabled());  // and the caller's mode is back
+  }
+  const auto m = read_model(path);
+  std::vector<std::string> ops;
+  for (const auto& n : m.graph().node()) ops.push_back(n.op_type());
+  CHECK(ops == std::vector<std::string>{"Gemm", "Relu", "Mul", "Add", "Gemm", "Identity"});
+  CHECK(m.graph().initializer_size() == 6);  // 4 parameters, 2.0 and 1.0: no frozen activation
+  model.eval();
+  auto imported = kd::onnx::load(path);
+  const kd::Tensor x = kd::randn({3, 4});
+  kd::NoGradGuard no_grad;
+  CHECK(kd::allclose((*imported)(x), model(x), 1e-5, 1e-6));  // the output depends on the input
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("onnx::export_model names what it cannot export and leaves autograd, the model and the file alone") {
   const auto path = std::filesystem::temp_directory_path() / "kd_export_refused.onnx";
   std::filesystem::remove(path);

@@ -293,6 +293,9 @@ void export_model(nn::Module& model, const Tensor& example_input, const std::fil
     Tracer tracer;
     tracer.graph = &g;
     TraceScope scope(model, tracer);
+    // The trace follows requires_grad: under a caller's NoGradGuard every op would read as a
+    // constant and be frozen into the graph with the example's values, so grad mode is on here.
+    EnableGradGuard grad_on;
     output = model(input);
   }
   if (!output.defined()) export_fail(model.type_name() + "'s forward returned an undefined tensor");
