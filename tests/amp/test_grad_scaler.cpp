@@ -67,6 +67,27 @@ TEST_CASE("grad scaler: the order of calls is checked like PyTorch's") {
   CHECK(scaler.step(s.opt));  // a new iteration
 }
 
+TEST_CASE("grad scaler: an optimizer with no gradient at all is refused, not stepped as a clean step") {
+  // PyTorch: "No inf checks were recorded for this optimizer" in step(), then in update(); stepping
+  // would count it as an iteration without infs and grow the scale on no evidence.
+  Setup s;
+  amp::GradScaler scaler({.init_scale = 4.0, .growth_interval = 1});
+  CHECK_THROWS_WITH(scaler.step(s.opt), Contains("no inf checks were recorded for this optimizer"));
+  CHECK(s.w.detach().to_vector<float>() == std::vector<float>{1, 1, 1});  // not stepped
+  CHECK_THROWS_WITH(scaler.update(), Contains("no inf checks were recorded prior to update()"));
+  CHECK(scaler.get_scale() == 4.0);  // not grown
+  // unscale_ alone, with no gradient, records nothing either
+  amp::GradScaler other;
+  other.unscale_(s.opt);
+  CHECK_THROWS_WITH(other.update(), Contains("no inf checks"));
+  // one gradient is enough
+  amp::GradScaler third({.init_scale = 4.0, .growth_interval = 1});
+  s.grad({4, 4, 4});
+  CHECK(third.step(s.opt));
+  third.update();
+  CHECK(third.get_scale() == 8.0);
+}
+
 TEST_CASE("grad scaler: a new optimizer where a destroyed one was is a new optimizer to it") {
   // PyTorch keys its per-optimizer state by id(optimizer); keyed by address, the second optimizer
   // below (built in the very storage of the first) got "unscale_() has already been called".

@@ -70,11 +70,12 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
   // PyTorch: the reciprocal in float64, then rounded to float32.
   const float inv_scale = static_cast<float>(1.0 / static_cast<double>(scale_));
   NoGradGuard no_grad;
-  bool found = false;
+  bool found = false, checked = false;
   for (std::size_t g = 0; g < optimizer.num_param_groups(); ++g) {
     for (const Tensor& p : optimizer.params(g)) {
       Tensor grad = p.grad();
       if (!grad.defined()) continue;
+      checked = true;
       if (grad.dtype() == kFloat16) {
         throw DTypeError("GradScaler.unscale_: a float16 gradient (parameter of shape " +
                          shape_str(p.shape()) + "): attempting to unscale FP16 gradients. Hint: keep the "
@@ -91,6 +92,7 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
     }
   }
   st.found_inf = found;
+  st.checked = checked;
   st.stage = Stage::Unscaled;
 }
 
@@ -105,6 +107,13 @@ bool GradScaler::step(optim::Optimizer& optimizer) {
                         "Hint: call update() once per iteration, after step().");
   }
   if (st.stage == Stage::Ready) unscale_(optimizer);
+  // Nothing was checked, so nothing says the step is safe: PyTorch refuses rather than step on
+  // no evidence (and update() would count it as a clean iteration and grow the scale).
+  if (!st.checked) {
+    throw AutogradError("GradScaler.step: no inf checks were recorded for this optimizer: none of its "
+                        "parameters has a gradient. Hint: call backward() on scaler.scale(loss) before "
+                        "step(), and check that the loss depends on the optimizer's parameters.");
+  }
   const bool ran = !st.found_inf;
   if (ran) optimizer.step();  // an inf or NaN gradient: this step is skipped
   st.stage = Stage::Stepped;
@@ -122,12 +131,13 @@ void GradScaler::update(std::optional<double> new_scale) {
     }
     scale_ = static_cast<float>(*new_scale);
   } else {
-    if (per_optimizer_.empty()) {
+    bool found_inf = false, checked = false;
+    for (const auto& [opt, st] : per_optimizer_) found_inf |= st.found_inf, checked |= st.checked;
+    if (!checked) {
       throw AutogradError("GradScaler.update: no inf checks were recorded prior to update(). Hint: call "
-                          "step(optimizer) (or unscale_) first.");
+                          "step(optimizer) (or unscale_) first, after a backward that reached its "
+                          "parameters.");
     }
-    bool found_inf = false;
-    for (const auto& [opt, st] : per_optimizer_) found_inf |= st.found_inf;
     // PyTorch's _amp_update_scale_ (ch06.ex2): the scale is a float32 number.
     detail::update_scale(scale_, growth_tracker_, found_inf, options_.growth_factor, options_.backoff_factor,
                          options_.growth_interval);

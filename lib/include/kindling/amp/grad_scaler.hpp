@@ -68,6 +68,7 @@ class GradScaler {
   struct PerOptimizer {
     Stage stage = Stage::Ready;
     bool found_inf = false;
+    bool checked = false;  // unscale_ saw at least one gradient (PyTorch: found_inf_per_device)
   };
   PerOptimizer& state_of(const optim::Optimizer& optimizer);
 
