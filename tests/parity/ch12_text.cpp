@@ -56,6 +56,25 @@ PARITY_CASE("sdpa/float64") {
   return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], Tensor(),
                                          0.0, true);
 }
+PARITY_CASE("sdpa/key-padding-mask") {
+  Tensor allowed = kd::masked_fill(in["r"] > 0.4, kd::arange(6) == 0, true);
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], allowed);
+}
+PARITY_CASE("sdpa/mask-row") {
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], in["m"]);
+}
+PARITY_CASE("sdpa/mask-column") {
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], in["m"]);
+}
+PARITY_CASE("sdpa/mask-0d") {
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], in["m"]);
+}
+PARITY_CASE("sdpa/q-fewer-batch-dims") {
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"]);
+}
+PARITY_CASE("sdpa/mask-enlarges-scores") {
+  return F::scaled_dot_product_attention(in["q"], in["k"], in["v"], in["m"]);
+}
 PARITY_CASE("sdpa/bad-head-dim") {
   return F::scaled_dot_product_attention(in["q"], in["k"], in["v"]);
 }
@@ -107,6 +126,9 @@ PARITY_CASE("mha/both-masks") {
   Tensor mask = kd::triu(kd::ones({5, 5}), 1) * -1e9;
   return both(mha(in, in["x"], in["x"], in["x"],
                   {.key_padding_mask = padding(), .attn_mask = mask}));
+}
+PARITY_CASE("mha/attn-mask-float64") {
+  return both(mha(in, in["x"], in["x"], in["x"], {.attn_mask = in["m"]}));
 }
 PARITY_CASE("mha/key-padding-float") {
   return both(

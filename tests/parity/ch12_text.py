@@ -24,6 +24,20 @@ case("sdpa/non-contiguous", lambda q, k, v: sdpa(q.transpose(1, 2), k.transpose(
 case("sdpa/float64", lambda q, k, v: sdpa(q, k, v, is_causal=True), grad=True,
      q=randn(1, 2, 4, 3, dtype="float64"), k=randn(1, 2, 4, 3, dtype="float64"),
      v=randn(1, 2, 4, 3, dtype="float64"))
+# Masks broadcast to the scores [*batch, L, S] (a key padding mask [N, 1, 1, S], one row [S], a
+# column [L, 1], a 0-d bias), but may not enlarge them; q may have fewer batch dims than k and v.
+case("sdpa/key-padding-mask", lambda q, k, v, r: sdpa(q, k, v, (r > 0.4) | (torch.arange(6) == 0)), grad=True,
+     nograd=["r"], q=randn(2, 3, 5, 4), k=randn(2, 3, 6, 4), v=randn(2, 3, 6, 4), r=rand(2, 1, 1, 6))
+case("sdpa/mask-row", lambda q, k, v, m: sdpa(q, k, v, m), grad=True,
+     q=randn(2, 5, 4), k=randn(2, 6, 4), v=randn(2, 6, 4), m=randn(6))
+case("sdpa/mask-column", lambda q, k, v, m: sdpa(q, k, v, m), grad=True,
+     q=randn(2, 5, 4), k=randn(2, 6, 4), v=randn(2, 6, 4), m=randn(5, 1))
+case("sdpa/mask-0d", lambda q, k, v, m: sdpa(q, k, v, m), grad=True,
+     q=randn(5, 4), k=randn(6, 4), v=randn(6, 4), m=value(0.5))
+case("sdpa/q-fewer-batch-dims", lambda q, k, v: sdpa(q, k, v), grad=True,
+     q=randn(4, 3, 6), k=randn(2, 4, 5, 6), v=randn(2, 4, 5, 6))
+case("sdpa/mask-enlarges-scores", lambda q, k, v, m: sdpa(q, k, v, m), expect_error=True,
+     q=randn(3, 6), k=randn(5, 6), v=randn(5, 6), m=randn(2, 3, 5))
 case("sdpa/bad-head-dim", lambda q, k, v: sdpa(q, k, v), expect_error=True,
      q=randn(1, 2, 4, 3), k=randn(1, 2, 4, 5), v=randn(1, 2, 4, 3))
 
@@ -72,6 +86,8 @@ case("mha/both-masks", lambda x, w, b, ow, ob: mha(x, x, x, w, b, ow, ob,
                                                    attn_mask=torch.triu(torch.ones(5, 5), 1) * -1e9,
                                                    key_padding_mask=torch.arange(5) >= torch.tensor([[5], [3]])),
      grad=True, x=randn(5, 2, E), **W())
+case("mha/attn-mask-float64", lambda x, m, w, b, ow, ob: mha(x, x, x, w, b, ow, ob, attn_mask=m),
+     grad=True, nograd=["m"], x=randn(5, 3, E), m=randn(5, 5, dtype="float64"), **W())
 case("mha/key-padding-float", lambda x, p, w, b, ow, ob: mha(x, x, x, w, b, ow, ob, key_padding_mask=p),
      grad=True, nograd=["p"], x=randn(5, 2, E), p=randn(2, 5), **W())
 case("mha/four-heads", lambda x, w, b, ow, ob: mha(x, x, x, w, b, ow, ob, heads=4), grad=True,

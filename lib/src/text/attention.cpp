@@ -12,19 +12,40 @@
 #include "kindling/tensor/creation.hpp"
 #include "kindling/tensor/error.hpp"
 #include "kindling/tensor/ops.hpp"
+#include "kindling/tensor/shape.hpp"
 #include "kindling/text/pieces.hpp"
 
 namespace kindling::nn::functional {
 namespace {
 
-std::string shape_str(const Tensor &t) {
+std::string shape_str_of(const Shape &shape) {
   std::string s = "[";
-  for (std::int64_t i = 0; i < t.dim(); ++i)
-    s += (i ? ", " : "") + std::to_string(t.size(i));
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
+std::string shape_str(const Tensor &t) { return shape_str_of(t.shape()); }
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+// t's dims before the last two: the batch (and head) dims attention broadcasts.
+Shape batch_dims(const Tensor &t) {
+  const Shape &s = t.shape();
+  return Shape(s.begin(), s.end() - 2);
+}
+
+// Whether `from` broadcasts to `to` without enlarging it (the mask is added to
+// the scores, which keep their shape).
+bool broadcasts_to(const Shape &from, const Shape &to) {
+  if (from.size() > to.size())
+    return false;
+  for (std::size_t i = 1; i <= from.size(); ++i) {
+    const std::int64_t f = from[from.size() - i], t = to[to.size() - i];
+    if (f != 1 && f != t)
+      return false;
+  }
+  return true;
+}
 
 // A bool mask (true = may not attend) as an additive float mask: 0 where
 // allowed, -inf elsewhere.
@@ -32,7 +53,7 @@ Tensor additive_mask(const Tensor &mask, DType dtype) {
   if (mask.dtype() == kBool)
     return masked_fill(zeros(mask.shape(), TensorOptions{.dtype = dtype}), mask,
                        kNegInf);
-  return mask;
+  return mask.to(dtype);  // a float64 mask on float32 scores, as PyTorch allows
 }
 
 } // namespace
@@ -74,6 +95,14 @@ Tensor scaled_dot_product_attention(const Tensor &q, const Tensor &k,
                      std::to_string(dropout_p));
   }
   const std::int64_t L = q.size(-2), S = k.size(-2);
+  // The scores q kᵀ: [*batch, L, S], q's and k's batch dims broadcast; the
+  // output [*batch', L, Ev] broadcasts v's in too.
+  Shape scores = broadcast_shapes(batch_dims(q), batch_dims(k), op);
+  Shape expected = broadcast_shapes(scores, batch_dims(v), op);
+  scores.push_back(L);
+  scores.push_back(S);
+  expected.push_back(L);
+  expected.push_back(v.size(-1));
   Tensor mask;
   if (is_causal) {
     // Position i sees positions j <= i (chapter 12, exercise 1).
@@ -93,24 +122,22 @@ Tensor scaled_dot_product_attention(const Tensor &q, const Tensor &k,
           "(added to the scores) but got " +
           dtype_name(attn_mask.dtype()));
     }
-    if (attn_mask.dim() < 2 || attn_mask.size(-2) != L ||
-        attn_mask.size(-1) != S) {
+    if (!broadcasts_to(attn_mask.shape(), scores)) {
       throw ShapeError(
           std::string(op) + ": attn_mask " + shape_str(attn_mask) +
-          " does not broadcast to the "
-          "scores' [*, " +
-          std::to_string(L) + ", " + std::to_string(S) +
-          "] (L = query length, S "
-          "= key length). Hint: the mask's last two dims are [L, S].");
+          " does not broadcast to the scores' " + shape_str_of(scores) +
+          " ([*batch, L, S]: L = query length, S = key length). Hint: a key "
+          "padding mask is [N, 1, 1, S]; a mask for every query [L, S].");
     }
     mask = attn_mask;
   }
   // softmax(q kᵀ/√E + mask) v (chapter 12, exercise 2).
   Tensor out = text::detail::attention(q, k, v, mask, dropout_p, training);
-  if (out.dim() != q.dim() || out.size(-2) != L || out.size(-1) != v.size(-1)) {
+  if (out.shape() != expected) {
     throw ValueError(std::string(op) + ": attention returned " +
-                     shape_str(out) + " for q " + shape_str(q) + ", v " +
-                     shape_str(v) + "; expected [*, L, Ev] (exercise ch12.ex2)");
+                     shape_str(out) + " for q " + shape_str(q) + ", k " +
+                     shape_str(k) + ", v " + shape_str(v) + "; expected " +
+                     shape_str_of(expected) + " (exercise ch12.ex2)");
   }
   return out;
 }
