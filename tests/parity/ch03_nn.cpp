@@ -99,6 +99,15 @@ PARITY_CASE("relu6/basic") { return kd::nn::ReLU6(true)(in["x"]); }
 PARITY_CASE("relu6/float64") { return kd::nn::ReLU6()(in["x"]); }
 PARITY_CASE("hardswish/basic") { return kd::nn::Hardswish()(in["x"]); }
 PARITY_CASE("hardswish/float64") { return kd::nn::Hardswish()(in["x"]); }
+PARITY_CASE("relu6/kinks") { return kd::nn::ReLU6()(in["x"]); }
+PARITY_CASE("relu6/kinks-float64") { return F::relu6(in["x"]); }
+PARITY_CASE("relu6/double-backward") {
+  return kd::autograd::grad({F::relu6(in["x"]).sum()}, {in["x"]}, {}, {.create_graph = true})[0];
+}
+PARITY_CASE("relu6/int64-keeps-dtype") { return kd::nn::ReLU6()(in["x"]); }
+PARITY_CASE("relu6/bool-refused") { return kd::nn::ReLU6()(in["x"] > 0.0); }
+PARITY_CASE("hardtanh/bounds") { return F::hardtanh(in["x"], -2.0, 3.0); }
+PARITY_CASE("hardswish/int-refused") { return kd::nn::Hardswish()(in["x"]); }
 PARITY_CASE("elu/default") { return F::elu(in["x"]); }
 PARITY_CASE("elu/alpha-edges") { return kd::nn::ELU(0.5)(in["x"]); }
 PARITY_CASE("elu/0d") { return F::elu(in["x"], 2.0); }

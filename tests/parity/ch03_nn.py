@@ -137,12 +137,21 @@ case("silu/basic", lambda x: F.silu(x), grad=True, x=randn(4, 6, scale=3.0))
 case("silu/edges", lambda x: torch.nn.SiLU()(x), grad=True, x=value(EDGES))
 case("silu/strided-float64", lambda x: F.silu(x[:, ::2]), grad=True, x=randn(3, 8, dtype="float64"))
 case("silu/empty", lambda x: F.silu(x), grad=True, x=randn(0, 3))
-# ReLU6 and Hardswish (MobileNets): random values never sit exactly on a kink (0, 6, -3, 3), where
-# Kindling's clamp-based gradient and PyTorch's hardtanh/hardswish backward pick different sides.
+# ReLU6 and Hardswish (MobileNets). ReLU6 is hardtanh(x, 0, 6): the gradient is 0 at the bounds
+# themselves (clamp's passes it), a NaN passes it, and an integer input keeps its dtype.
 case("relu6/basic", lambda x: torch.nn.ReLU6(inplace=True)(x.clone()), grad=True, x=randn(4, 6, scale=4.0))
 case("relu6/float64", lambda x: torch.nn.ReLU6()(x), grad=True, x=randn(3, 5, dtype="float64", scale=4.0))
 case("hardswish/basic", lambda x: torch.nn.Hardswish()(x), grad=True, x=randn(4, 6, scale=3.0))
 case("hardswish/float64", lambda x: torch.nn.Hardswish()(x), grad=True, x=randn(3, 5, dtype="float64", scale=3.0))
+case("relu6/kinks", lambda x: torch.nn.ReLU6()(x), grad=True, x=value([-1.0, -0.0, 0.0, 3.0, 6.0, 7.0, float("nan")]))
+case("relu6/kinks-float64", lambda x: F.relu6(x), grad=True, x=value([-1.0, 0.0, 3.0, 6.0, 7.0], dtype="float64"))
+case("relu6/double-backward", lambda x: torch.autograd.grad(F.relu6(x).sum(), x, create_graph=True)[0], grad=True,
+     x=value([-1.0, 0.0, 3.0, 6.0, 7.0]))
+case("relu6/int64-keeps-dtype", lambda x: torch.nn.ReLU6()(x), x=randint(-9, 9, 6))
+case("relu6/bool-refused", lambda x: torch.nn.ReLU6()(x > 0), x=randn(4), expect_error=True)
+case("hardtanh/bounds", lambda x: F.hardtanh(x, -2.0, 3.0), grad=True,
+     x=value([[-3.0, -2.0, 0.0, 3.0, 4.0], [float("inf"), float("-inf"), float("nan"), 2.9, -1.9]]))
+case("hardswish/int-refused", lambda x: torch.nn.Hardswish()(x), x=randint(-3, 3, 4), expect_error=True)
 case("elu/default", lambda x: F.elu(x), grad=True, x=randn(4, 6, scale=2.0))
 case("elu/alpha-edges", lambda x: torch.nn.ELU(alpha=0.5)(x), grad=True, x=value(EDGES))
 case("elu/0d", lambda x: F.elu(x, 2.0), grad=True, x=value(-0.7))

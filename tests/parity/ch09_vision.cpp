@@ -166,3 +166,10 @@ PARITY_CASE("resnet34/load-resnet18-weights") {
   model->load_state_dict(kd::load(weights("resnet18", ".safetensors")));
   return (*model)(in["x"]);
 }
+
+PARITY_CASE("ops/squeeze-excitation-print") {
+  const std::string got = kd::vision::ops::SqueezeExcitation(8, 2).to_string();
+  Tensor t = kd::empty({static_cast<std::int64_t>(got.size())}, {.dtype = kd::kUInt8});
+  std::copy(got.begin(), got.end(), t.data_ptr<std::uint8_t>());
+  return t;
+}

@@ -160,3 +160,8 @@ def wrong_arch(x):
 
 
 case("resnet34/load-resnet18-weights", wrong_arch, x=randn(1, 3, 32, 32), expect_error=True)
+
+
+# torchvision.ops.SqueezeExcitation on its own builds ReLU() (EfficientNet passes SiLU(inplace=True)).
+case("ops/squeeze-excitation-print",
+     lambda: torch.tensor(list(str(torchvision.ops.SqueezeExcitation(8, 2)).encode()), dtype=torch.uint8))

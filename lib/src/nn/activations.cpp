@@ -1,4 +1,5 @@
-// functional: the elementwise activations with a parameter -- LeakyReLU, SiLU, ELU, Softplus. Each
+// functional: the elementwise activations with a parameter -- LeakyReLU, SiLU, ELU, Hardtanh
+// (ReLU6), Softplus. Each
 // is one kernel for the value and one for the derivative, found together here with the
 // autograd::Function that joins them (named like PyTorch's nodes: LeakyReluBackward0, ...).
 // Both kernels read the *input* x (as PyTorch's backward formulas do), so only x is saved.
@@ -136,6 +137,41 @@ struct Elu : autograd::Function<Elu> {
   }
 };
 
+// hardtanh_backward(g, x) = g where min < x < max, else 0, as an op of its own for create_graph (a
+// function of x too, with derivative 0: PyTorch's HardtanhBackwardBackward0). A NaN x passes g:
+// PyTorch zeroes where x <= min or x >= max, and a NaN is neither.
+struct HardtanhGrad : autograd::Function<HardtanhGrad> {
+  static constexpr const char* name = "HardtanhBackwardBackward0";
+  double lo = -1.0, hi = 1.0;
+  Tensor forward(autograd::Context& ctx, const Tensor& g, const Tensor& x, double min_val, double max_val) {
+    lo = min_val;
+    hi = max_val;
+    ctx.save_for_backward({x});
+    const Tensor zero = zeros_like(g);
+    return kindling::where(x <= lo, zero, kindling::where(x >= hi, zero, g));
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    const Tensor& x = ctx.saved(0);
+    return {HardtanhGrad::apply(grads[0], x, lo, hi), zeros_like(x)};
+  }
+};
+
+// hardtanh: out = min(max(x, min), max)                 dx = g · (min < x < max)
+// clamp gives the values; its gradient also passes at the bounds themselves, PyTorch's does not.
+struct Hardtanh : autograd::Function<Hardtanh> {
+  static constexpr const char* name = "HardtanhBackward0";
+  double lo = -1.0, hi = 1.0;
+  Tensor forward(autograd::Context& ctx, const Tensor& x, double min_val, double max_val) {
+    lo = min_val;
+    hi = max_val;
+    ctx.save_for_backward({x});
+    return x.clamp(lo, hi);
+  }
+  autograd::Grads backward(autograd::Context& ctx, const autograd::Grads& grads) {
+    return {HardtanhGrad::apply(grads[0], ctx.saved(0), lo, hi)};
+  }
+};
+
 // softplus: out = β·x > threshold ? x : log(1 + e^(β·x)) / β     dx = g · (β·x > threshold ? 1 : σ(β·x))
 // Above the threshold log(1 + e^(βx))/β equals x to float precision, and e^(βx) would overflow.
 struct Softplus : autograd::Function<Softplus> {
@@ -172,6 +208,19 @@ struct Softplus : autograd::Function<Softplus> {
 Tensor leaky_relu(const Tensor& x, double negative_slope) { return LeakyRelu::apply(x, negative_slope); }
 Tensor silu(const Tensor& x) { return Silu::apply(x); }
 Tensor elu(const Tensor& x, double alpha) { return Elu::apply(x, alpha); }
+Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  if (x.dtype() == kBool) throw DTypeError("hardtanh: bool inputs are not supported. Hint: x.to(kFloat32)");
+  if (!(min_val <= max_val)) {
+    throw ValueError("hardtanh: max_val (" + std::to_string(max_val) + ") must be >= min_val (" +
+                     std::to_string(min_val) + ")");
+  }
+  // An integer x: the bounds in its own dtype (PyTorch keeps it; clamp by doubles would promote).
+  if (!x.is_floating_point()) {
+    return x.clamp(Scalar(static_cast<std::int64_t>(min_val)), Scalar(static_cast<std::int64_t>(max_val)));
+  }
+  return Hardtanh::apply(x, min_val, max_val);
+}
+Tensor relu6(const Tensor& x) { return hardtanh(x, 0.0, 6.0); }
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   return Softplus::apply(x, beta, threshold);
 }

@@ -28,10 +28,16 @@ std::string Linear::extra_repr() const {
 
 // ---- activations ------------------------------------------------------------------------------
 Tensor ReLU::forward(const Tensor& x) { return F::relu(x); }
-// PyTorch's ReLU6 is hardtanh(x, 0, 6); clamp gives the same values, and the same gradient except
-// at exactly 0 and 6 (clamp passes it there, hardtanh does not).
-Tensor ReLU6::forward(const Tensor& x) { return x.clamp(0.0, 6.0); }
-Tensor Hardswish::forward(const Tensor& x) { return x * (x + 3.0).clamp(0.0, 6.0) / 6.0; }
+Tensor ReLU6::forward(const Tensor& x) { return F::relu6(x); }  // hardtanh(x, 0, 6), as PyTorch's
+// x·relu6(x + 3)/6 written with clamp: its gradient at -3 and 3 (clamp's passes at the bounds) is
+// PyTorch's hardswish_backward's, -0.5 and 1.5.
+Tensor Hardswish::forward(const Tensor& x) {
+  if (!x.is_floating_point()) {
+    throw DTypeError("Hardswish: expected a floating-point input but got " + std::string(dtype_name(x.dtype())) +
+                     ". Hint: x.to(kFloat32)");
+  }
+  return x * (x + 3.0).clamp(0.0, 6.0) / 6.0;
+}
 Tensor Sigmoid::forward(const Tensor& x) { return F::sigmoid(x); }
 Tensor Tanh::forward(const Tensor& x) { return F::tanh(x); }
 GELU::GELU(std::string approximate_) : approximate(std::move(approximate_)) {

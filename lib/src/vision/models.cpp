@@ -253,7 +253,8 @@ MBConv::MBConv(const MBConvConfig& cnf, double stochastic_depth_prob)
   block.push_back(ops::Conv2dNormActivation(expanded, expanded, cnf.kernel,
                                             {.stride = cnf.stride, .groups = expanded, .activation = Activation::SiLU}));
   const std::int64_t squeeze = std::max<std::int64_t>(1, cnf.input_channels / 4);
-  block.push_back(std::make_shared<ops::SqueezeExcitation>(expanded, squeeze, Activation::SiLU));
+  block.push_back(std::make_shared<ops::SqueezeExcitation>(expanded, squeeze, Activation::SiLU,
+                                                          Activation::Sigmoid, /*activation_inplace=*/true));
   block.push_back(ops::Conv2dNormActivation(expanded, cnf.out_channels, 1, {.activation = Activation::None}));
   register_module("block", block);
   register_module("stochastic_depth", stochastic_depth);

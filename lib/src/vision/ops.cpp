@@ -33,10 +33,11 @@ Conv2dNormActivation::Conv2dNormActivation(std::int64_t in_channels, std::int64_
 }
 
 SqueezeExcitation::SqueezeExcitation(std::int64_t input_channels, std::int64_t squeeze_channels,
-                                     Activation activation_, Activation scale_activation_)
+                                     Activation activation_, Activation scale_activation_,
+                                     bool activation_inplace)
     : fc1(input_channels, squeeze_channels, {1, 1}),
       fc2(squeeze_channels, input_channels, {1, 1}),
-      activation(make_activation(activation_, true)),
+      activation(make_activation(activation_, activation_inplace)),
       scale_activation(make_activation(scale_activation_, false)) {
   if (!activation || !scale_activation)
     throw ValueError("SqueezeExcitation: activation and scale_activation cannot be None");

@@ -56,6 +56,11 @@ Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
 Tensor silu(const Tensor& x);
 /// x for x > 0, alpha·(eˣ - 1) otherwise.
 Tensor elu(const Tensor& x, double alpha = 1.0);
+/// x clamped to [min_val, max_val]; the gradient passes strictly inside (0 at the bounds, where
+/// clamp's passes it). An integer x keeps its dtype, as in PyTorch.
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
+/// hardtanh(x, 0, 6).
+Tensor relu6(const Tensor& x);
 /// log(1 + e^(β·x)) / β, a smooth ReLU; where β·x > threshold it returns x itself (same value to
 /// float precision, and e^(β·x) would overflow).
 Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);

@@ -51,7 +51,8 @@ class Conv2dNormActivation : public nn::Sequential {
 class SqueezeExcitation : public nn::Module {
  public:
   SqueezeExcitation(std::int64_t input_channels, std::int64_t squeeze_channels,
-                    Activation activation = Activation::ReLU, Activation scale_activation = Activation::Sigmoid);
+                    Activation activation = Activation::ReLU, Activation scale_activation = Activation::Sigmoid,
+                    bool activation_inplace = false);  // EfficientNet's SiLU(inplace=True)
   Tensor forward(const Tensor& x) override;
   std::string type_name() const override { return "SqueezeExcitation"; }
 
