@@ -2,7 +2,9 @@
 // every gradient), plus the guards, explain, and the cache's distrust of its own files.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <atomic>
@@ -627,4 +629,47 @@ TEST_CASE("compile: a cached library loaded twice, then another, each module run
     CHECK(kd::allclose((*fast)(x), other(x), 1e-5, 1e-5));
   }
   CHECK(kd::allclose((*first)(xw), wide(xw), 1e-5, 1e-5));
+}
+
+TEST_CASE("compile: NaN inputs, infinite and NaN bounds and negative scalars give eager's values and gradients") {
+  // relu(NaN) is NaN and passes its gradient (threshold), maximum/minimum give the gradient to an
+  // operand wherever it does not lose (so both, next to a NaN), and the generated C++ spells -1.5,
+  // -inf and NaN as literals that compile.
+  struct Edges : kd::nn::Module {
+    kd::Tensor row, col;
+    bool nan_bound = false;
+    Edges() {
+      row = register_parameter("row", kd::randn({1, 6}));
+      col = register_parameter("col", kd::randn({5, 1}));
+    }
+    kd::Tensor forward(const kd::Tensor& x) override {
+      const double inf = std::numeric_limits<double>::infinity();
+      const kd::Tensor a = kd::relu(x) + x.maximum(row) + x.minimum(col);
+      const kd::Tensor b = kd::sub(x * 2.0, x * row, -1.5) + kd::rsub(x, 1.0, -0.5);
+      const kd::Tensor c = x.clamp(-inf, 1.0) + x.clamp(-0.5, inf) * col;
+      const kd::Tensor d = nan_bound ? x.clamp(std::nan(""), 1.0) : x * 1.0;
+      return a + b + c + d;
+    }
+  };
+  Edges model;
+  kd::Tensor x = kd::randn({5, 6});
+  x.index_put_({1, 2}, std::nan(""));
+  x.index_put_({3, 0}, std::nan(""));
+  auto same = [](const kd::Tensor& a, const kd::Tensor& b) {
+    return a.defined() == b.defined() && (!a.defined() || kd::allclose(a, b, 1e-4, 1e-5, /*equal_nan=*/true));
+  };
+  for (const bool nan_bound : {false, true}) {
+    INFO("a NaN clamp bound: " << nan_bound);
+    model.nan_bound = nan_bound;
+    const Result eager = run_with_grads([&](const kd::Tensor& in) { return model(in); }, model, x);
+    if (nan_bound) CHECK((eager.out != eager.out).all().item<bool>());  // PyTorch: all NaN
+    TempCache cache(nan_bound ? "edges_nan" : "edges");
+    auto fast = kd::compile(model, {.cache_dir = cache.dir});
+    const Result compiled = run_with_grads([&](const kd::Tensor& in) { return (*fast)(in); }, model, x);
+    CHECK(count_op(*fast->graph(), "fused") >= 1);
+    CHECK(same(eager.out, compiled.out));
+    CHECK(same(eager.input_grad, compiled.input_grad));
+    REQUIRE(eager.grads.size() == compiled.grads.size());
+    for (std::size_t i = 0; i < eager.grads.size(); ++i) CHECK(same(eager.grads[i], compiled.grads[i]));
+  }
 }

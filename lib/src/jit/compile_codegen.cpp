@@ -187,7 +187,7 @@ std::string pointwise_expr(const Node& n, const std::vector<std::string>& a) {
   if (op == "rsub") return sc(0) + " - " + sc(1) + " * " + a[0];
   if (op == "neg") return "-" + a[0];
   if (op == "abs") return "__builtin_fabsf(" + a[0] + ")";
-  if (op == "relu") return a[0] + " > 0.0f ? " + a[0] + " : 0.0f";
+  if (op == "relu") return a[0] + " <= 0.0f ? 0.0f : " + a[0];  // threshold: relu(NaN) is NaN
   if (op == "reciprocal") return "1.0f / " + a[0];
   if (op == "sigmoid") return "kd_sigmoid(" + a[0] + ")";
   if (op == "silu") return a[0] + " / (1.0f + expf(-" + a[0] + "))";
@@ -195,6 +195,9 @@ std::string pointwise_expr(const Node& n, const std::vector<std::string>& a) {
   if (op == "leaky_relu") return a[0] + " > 0.0f ? " + a[0] + " : " + a[0] + " * " + sc(0);
   if (op == "pow_scalar") return "powf(" + a[0] + ", " + sc(0) + ")";
   if (op == "clamp") {
+    // both bounds and one of them NaN: NaN everywhere, as the eager clamp
+    if (n.scalars.at(0) != 0 && n.scalars.at(2) != 0 && (std::isnan(n.scalars.at(1)) || std::isnan(n.scalars.at(3))))
+      return literal(std::nan(""));
     std::string e = a[0];
     if (n.scalars.at(0) != 0) e = "(" + e + " < " + sc(1) + " ? " + sc(1) + " : " + e + ")";
     if (n.scalars.at(2) != 0) e = "(" + e + " > " + sc(3) + " ? " + sc(3) + " : " + e + ")";

@@ -14,13 +14,9 @@
 namespace kindling::jit::detail {
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s + "f";
-}
+// A scalar as a float literal the forward's code generator also writes (inf and NaN as builtins),
+// in parentheses: "-" + num(-1.5) must not read as a decrement.
+std::string num(double v) { return "(" + float_literal(v) + ")"; }
 
 }  // namespace
 
@@ -34,18 +30,20 @@ std::vector<std::string> pointwise_grads(const Node& n, const std::vector<std::s
   if (op == "mul") return {g + " * " + a[1], g + " * " + a[0]};
   if (op == "div") return {g + " / " + a[1], "-" + g + " * " + a[0] + " / (" + a[1] + " * " + a[1] + ")"};
   if (op == "maximum" || op == "minimum") {
-    // The larger (smaller) operand gets the gradient; a tie splits it, as PyTorch's max/min do.
-    const std::string first = op == "maximum" ? ">" : "<";
-    return {"(" + a[0] + " " + first + " " + a[1] + " ? " + g + " : " + a[0] + " == " + a[1] + " ? 0.5f * " + g +
-                " : 0.0f)",
-            "(" + a[1] + " " + first + " " + a[0] + " ? " + g + " : " + a[0] + " == " + a[1] + " ? 0.5f * " + g +
-                " : 0.0f)"};
+    // Each operand gets the gradient where it does not lose, and a tie splits it, as PyTorch's
+    // maximum/minimum backward (masked_fill where it loses): with a NaN on either side both get it.
+    const std::string loses = op == "maximum" ? "<" : ">";
+    return {"(" + a[0] + " " + loses + " " + a[1] + " ? 0.0f : " + a[0] + " == " + a[1] + " ? 0.5f * " + g +
+                " : " + g + ")",
+            "(" + a[1] + " " + loses + " " + a[0] + " ? 0.0f : " + a[0] + " == " + a[1] + " ? 0.5f * " + g +
+                " : " + g + ")"};
   }
   // Unary ops.
   if (op == "rsub") return {"-" + sc(1) + " * " + g};  // v = s0 - s1 * a
   if (op == "neg") return {"-" + g};
   if (op == "abs") return {"(" + a[0] + " > 0.0f ? " + g + " : " + a[0] + " < 0.0f ? -" + g + " : 0.0f)"};
-  if (op == "relu") return {"(" + a[0] + " > 0.0f ? " + g + " : 0.0f)"};
+  // threshold_backward: zero where the input is <= 0, so a NaN input passes the gradient
+  if (op == "relu") return {"(" + a[0] + " <= 0.0f ? 0.0f : " + g + ")"};
   if (op == "leaky_relu") return {"(" + a[0] + " > 0.0f ? " + g + " : " + g + " * " + sc(0) + ")"};
   if (op == "reciprocal") return {"-" + g + " * " + v + " * " + v};
   if (op == "sigmoid") return {g + " * " + v + " * (1.0f - " + v + ")"};

@@ -19,9 +19,13 @@
 /// control flow unrolled), not TorchDynamo's bytecode analysis; guards re-trace on a new input shape,
 /// stride, dtype, train/eval mode or grad mode, like Dynamo's. An op the IR cannot capture makes the
 /// *module* that ran it one eager node (a "graph break"); `explain` lists them. A tensor the forward
-/// computes without autograd seeing it (integer ops, comparisons, `item()`) cannot be traced: the
-/// module that made it runs eagerly. A tensor created inside forward from nothing (`kd::ones`) is
-/// treated the same way, except a 0-d one (a Python-style number, `x * 2.0`), which is a constant.
+/// computes without autograd seeing it (integer ops, comparisons, a detached result) cannot be
+/// traced: the module that made it runs eagerly. A tensor created inside forward from nothing
+/// (`kd::ones`) is treated the same way, except a 0-d one (a Python-style number, `x * 2.0`), which
+/// is a constant. The trace cannot tell such a number from one the forward computed from its input
+/// without autograd (`x * x.sum().item<double>()`, a 0-d `x.detach().sum()`): that value is frozen
+/// at its traced value too, as torch.jit.trace freezes it (with a warning). Keep data-dependent
+/// numbers in tensors that autograd sees.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
