@@ -73,6 +73,10 @@ PARITY_CASE("clamp/both") { return in["x"].clamp(-0.5, 0.5); }
 PARITY_CASE("clamp/min-only") { return in["x"].clamp(0.1); }
 PARITY_CASE("clamp/max-only") { return in["x"].clamp(std::nullopt, 0.1); }
 PARITY_CASE("clamp/int") { return in["x"].clamp(-2, 3); }
+PARITY_CASE("clamp/nan-min") { return in["x"].clamp(std::nan(""), 0.5); }
+PARITY_CASE("clamp/nan-max") { return in["x"].clamp(-0.5, std::nan("")); }
+PARITY_CASE("clamp/nan-max-alone") { return in["x"].clamp(std::nullopt, std::nan("")); }
+PARITY_CASE("clamp/nan-min-alone") { return in["x"].clamp(std::nan("")); }
 
 // ---- comparisons and where -----------------------------------------------------------------------
 PARITY_CASE("eq/broadcast") { return in["a"] == in["b"]; }

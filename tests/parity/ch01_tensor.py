@@ -57,6 +57,11 @@ case("clamp/both", lambda x: torch.clamp(x, -0.5, 0.5), x=randn(3, 4))
 case("clamp/min-only", lambda x: torch.clamp(x, min=0.1), x=randn(3, 4))
 case("clamp/max-only", lambda x: torch.clamp(x, max=0.1), x=randn(3, 4))
 case("clamp/int", lambda x: torch.clamp(x, -2, 3), x=randint(-9, 9, 6))
+# With both bounds a NaN one makes every element NaN; a lone NaN bound is ignored (PyTorch 1.13)
+case("clamp/nan-min", lambda x: torch.clamp(x, float("nan"), 0.5), x=randn(3, 4))
+case("clamp/nan-max", lambda x: torch.clamp(x, -0.5, float("nan")), x=randn(3, 4, dtype="float64"))
+case("clamp/nan-max-alone", lambda x: torch.clamp(x, max=float("nan")), x=randn(3, 4, dtype="float64"))
+case("clamp/nan-min-alone", lambda x: torch.clamp(x, min=float("nan")), x=randn(3, 4))
 
 # ---- comparisons and where ---------------------------------------------------------------------
 for name, f in [("eq", torch.eq), ("ne", torch.ne), ("lt", torch.lt), ("le", torch.le),

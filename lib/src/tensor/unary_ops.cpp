@@ -84,6 +84,14 @@ void clamp_kernel(const Tensor& out, const Tensor& x, const std::optional<Scalar
     using T = typename decltype(tag)::type;
     const Tensor xc = cast(x, out.dtype());
     const T l = lo ? lo->to<T>() : T(0), h = hi ? hi->to<T>() : T(0);
+    // With both bounds, a NaN one makes every element NaN, as PyTorch's kernel (NaN-propagating
+    // minimum/maximum) does; v < NaN is false, so the loops below would ignore it. A lone NaN bound
+    // is ignored, as PyTorch 1.13's clamp_min/clamp_max kernels ignore it.
+    if (lo && hi && (l != l || h != h)) {
+      const T nan = l != l ? l : h;
+      unary_loop<T, T>(out, xc, [nan](T) { return nan; });
+      return;
+    }
     if (lo && hi) {
       unary_loop<T, T>(out, xc, [l, h](T v) {
         const T r = v < l ? l : v;
