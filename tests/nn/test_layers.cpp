@@ -204,6 +204,31 @@ TEST_CASE("layers: nn::init fills in place with the documented statistics") {
   CHECK(nn::init::calculate_fan_in_and_fan_out(kd::empty({8, 4, 3, 3})) == std::pair<std::int64_t, std::int64_t>{36, 72});
 }
 
+TEST_CASE("layers: nn::init refuses what PyTorch refuses and leaves zero-element tensors alone") {
+  kd::Tensor w = kd::empty({4, 3});
+  CHECK_THROWS_WITH(nn::init::uniform_(w, 2.0, 1.0), Contains("a = 2") && Contains("> b = 1"));
+  CHECK_THROWS_WITH(nn::init::uniform_(w, std::nan(""), 1.0), Contains("finite"));
+  CHECK_THROWS_WITH(nn::init::uniform_(w, 0.0, std::numeric_limits<double>::infinity()), Contains("finite"));
+  CHECK_THROWS_WITH(nn::init::normal_(w, 0.0, -1.0), Contains("std >= 0.0"));
+  CHECK_THROWS_WITH(nn::init::normal_(w, 0.0, std::nan("")), Contains("std >= 0.0"));
+  kd::Tensor ints = kd::zeros({4}, {.dtype = kd::kInt64});
+  CHECK_THROWS_AS(nn::init::uniform_(ints), kd::DTypeError);
+  CHECK_THROWS_AS(nn::init::normal_(ints), kd::DTypeError);
+  kd::Tensor flags = kd::ones({3, 3}, {.dtype = kd::kBool});
+  CHECK_THROWS_AS(nn::init::kaiming_uniform_(flags), kd::DTypeError);
+  nn::init::constant_(ints, 2.5);  // a constant converts, as PyTorch's fill_ does
+  CHECK(ints.to_vector<std::int64_t>() == std::vector<std::int64_t>{2, 2, 2, 2});
+  // Zero elements: nothing to fill, and no fan to divide by (PyTorch warns and returns)
+  kd::Tensor empty = kd::empty({0, 5});
+  CHECK(&nn::init::kaiming_uniform_(empty) == &empty);
+  CHECK(&nn::init::kaiming_normal_(empty, 0.0, nn::init::FanMode::FanOut) == &empty);
+  nn::Linear no_inputs(0, 3), no_outputs(4, 0);
+  CHECK(no_inputs(kd::empty({2, 0})).shape() == kd::Shape{2, 3});
+  CHECK(no_outputs.weight.shape() == kd::Shape{0, 4});
+  nn::Conv2d no_channels(0, 2, 3);
+  CHECK(no_channels.weight.numel() == 0);
+}
+
 TEST_CASE("layers: a small CNN trains: the loss goes down") {
   kd::manual_seed(0);
   nn::Sequential model(nn::Conv2d(1, 4, 3, {.padding = 1}), nn::BatchNorm2d(4), nn::ReLU(), nn::MaxPool2d(2),

@@ -52,10 +52,35 @@ std::pair<std::int64_t, std::int64_t> calculate_fan_in_and_fan_out(const Tensor&
   return {t.size(1) * receptive, t.size(0) * receptive};
 }
 
+namespace {
+// Random draws fill floating-point tensors only: an integer tensor would silently truncate them.
+void need_floating(const Tensor& t, const char* op) {
+  if (t.defined() && !t.is_floating_point()) {
+    throw DTypeError(std::string("init.") + op + ": draws random floating-point values, so it needs a floating-point "
+                     "tensor, not " + dtype_name(t.dtype()) + " (PyTorch: not implemented for that dtype). Hint: "
+                     "create the tensor with .dtype = kFloat32, or use constant_");
+  }
+}
+}  // namespace
+
 Tensor& uniform_(Tensor& t, double a, double b) {
+  need_floating(t, "uniform_");
+  if (!std::isfinite(a) || !std::isfinite(b)) {
+    throw ValueError("init.uniform_: the bounds must be finite numbers, got a = " + std::to_string(a) + ", b = " +
+                     std::to_string(b) + " (PyTorch: from/to is out of bounds)");
+  }
+  if (a > b) {
+    throw ValueError("init.uniform_: expects a [a, b) range, but found a = " + std::to_string(a) + " > b = " +
+                     std::to_string(b) + ". Hint: uniform_(t, low, high)");
+  }
   return fill_with(t, "uniform_", [&](Generator::Draws& gen) { return a + (b - a) * gen.uniform(); });
 }
 Tensor& normal_(Tensor& t, double mean, double std) {
+  need_floating(t, "normal_");
+  if (!(std >= 0.0)) {  // also refuses NaN
+    throw ValueError("init.normal_: expects std >= 0.0, but found std = " + std::to_string(std) +
+                     ". Hint: normal_(t, mean, std) takes the standard deviation, not the variance");
+  }
   return fill_with(t, "normal_", [&](Generator::Draws& gen) { return mean + std * gen.normal(); });
 }
 Tensor& constant_(Tensor& t, double value) {
@@ -78,16 +103,19 @@ namespace {
 double kaiming_std(const Tensor& t, double a, FanMode mode, const std::string& nl) {
   const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
   const std::int64_t fan = mode == FanMode::FanIn ? fan_in : fan_out;
-  if (fan == 0) throw ValueError("init: initializing a zero-element tensor (shape " + shape_str(t.shape()) + ")");
   return calculate_gain(nl, a) / std::sqrt(static_cast<double>(fan));
 }
 }  // namespace
 
+// A zero-element tensor (Linear(0, k)'s weight) has nothing to fill and may have no fan: a no-op,
+// as in PyTorch (which warns "Initializing zero-element tensors is a no-op").
 Tensor& kaiming_uniform_(Tensor& t, double a, FanMode mode, const std::string& nl) {
+  if (t.defined() && t.numel() == 0) return t;
   const double bound = std::sqrt(3.0) * kaiming_std(t, a, mode, nl);
   return uniform_(t, -bound, bound);
 }
 Tensor& kaiming_normal_(Tensor& t, double a, FanMode mode, const std::string& nl) {
+  if (t.defined() && t.numel() == 0) return t;
   return normal_(t, 0.0, kaiming_std(t, a, mode, nl));
 }
 
