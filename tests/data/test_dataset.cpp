@@ -63,6 +63,8 @@ TEST_CASE("ConcatDataset and AnyDataset: samples of several datasets in a row") 
   kd::data::ConcatDataset mixed(std::vector<kd::data::AnyDataset<>>{std::make_shared<Virtual>(), std::make_shared<Virtual>()});
   CHECK(mixed.size() == 2);
   CHECK(mixed.get(1).target.item<std::int64_t>() == 7);
+  // PyTorch: "datasets should not be an empty iterable"
+  CHECK_THROWS_AS(kd::data::ConcatDataset(std::vector<kd::data::TensorDataset>{}), kd::ValueError);
 }
 
 TEST_CASE("Samplers: sequential, random with and without replacement, batches") {

@@ -131,6 +131,8 @@ class ConcatDataset {
  public:
   ConcatDataset(std::initializer_list<D> datasets) : ConcatDataset(std::vector<D>(datasets)) {}
   explicit ConcatDataset(std::vector<D> datasets) : datasets_(std::move(datasets)) {
+    if (datasets_.empty())  // PyTorch: "datasets should not be an empty iterable"
+      throw ValueError("ConcatDataset: the list of datasets is empty. Hint: pass at least one dataset");
     std::int64_t total = 0;
     for (const D& d : datasets_) {
       total += static_cast<std::int64_t>(d.size());

@@ -42,7 +42,7 @@ class Hardswish : public Module {
   explicit Hardswish(bool inplace) : inplace(inplace) {}
   Tensor forward(const Tensor& x) override;
   std::string type_name() const override { return "Hardswish"; }
-  std::string extra_repr() const override { return inplace ? "inplace=True" : ""; }
+  // PyTorch's Hardswish keeps the flag but prints none: "Hardswish()" either way.
   bool inplace = false;
 };
 
