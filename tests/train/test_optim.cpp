@@ -406,4 +406,23 @@ TEST_CASE("optim: load_state_dict refuses state for more parameters or more grou
   same.add_param_group({extra}, {.lr = 0.5});
   CHECK_NOTHROW(same.load_state_dict(grouped.state_dict()));
   CHECK(same.state_dict().at("group.1.lr").item<double>() == 0.02);
+
+  // The same total in another grouping: [[w, b], [extra]] saved, [[w], [b, extra]] here. PyTorch:
+  // "loaded state dict contains a parameter group that doesn't match the size of optimizer's group".
+  optim::SGD saved({pr.w, pr.b}, {.lr = 0.1});
+  saved.add_param_group({extra}, {.lr = 0.3});
+  optim::SGD regrouped({pr.w}, {.lr = 0.1});
+  regrouped.add_param_group({pr.b, extra}, {.lr = 0.1});
+  CHECK_THROWS_WITH(regrouped.load_state_dict(saved.state_dict()),
+                    Contains("SGD.load_state_dict") && Contains("doesn't match the size of optimizer's group") &&
+                        Contains("group 0 has 2 parameter(s) in the state, 1 here"));
+  CHECK(regrouped.state_dict().at("group.1.lr").item<double>() == 0.1);  // nothing was loaded
+  // A state saved before the group sizes were recorded still loads (no entry, no check).
+  kd::optim::OptimizerState old_format = saved.state_dict();
+  old_format.erase("group.0.num_params");
+  old_format.erase("group.1.num_params");
+  optim::SGD same_groups({pr.w, pr.b}, {.lr = 0.1});
+  same_groups.add_param_group({extra}, {.lr = 0.1});
+  CHECK_NOTHROW(same_groups.load_state_dict(old_format));
+  CHECK(same_groups.state_dict().at("group.1.lr").item<double>() == 0.3);
 }

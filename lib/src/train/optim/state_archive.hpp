@@ -83,6 +83,10 @@ OptimizerState save_state(const std::vector<std::vector<Tensor>>& params, std::v
   for (std::size_t gi = 0; gi < params.size(); ++gi) {
     w.at("group." + std::to_string(gi) + ".");
     group(w, options[gi]);
+    // How many parameters the group holds (torch.optim's param_groups[g]["params"]): the state
+    // loads only into the same grouping.
+    std::int64_t n = static_cast<std::int64_t>(params[gi].size());
+    w.count("num_params", n);
     for (std::size_t i = 0; i < params[gi].size(); ++i, ++index) {
       w.at("state." + std::to_string(index) + ".");
       param(w, state[gi][i], params[gi][i], options[gi]);
@@ -147,7 +151,21 @@ void load_state(const OptimizerState& in, const std::vector<std::vector<Tensor>>
   StateReader r(in, optimizer);
   std::size_t index = 0;
   for (std::size_t gi = 0; gi < params.size(); ++gi) {
-    r.at("group." + std::to_string(gi) + ".");
+    const std::string prefix = "group." + std::to_string(gi) + ".";
+    r.at(prefix);
+    // Same total, other grouping ([[x, y], [z]] saved, [[x], [y, z]] here) would put one group's
+    // settings and buffers on another's parameters. (States saved before the entry existed lack it.)
+    if (in.count(prefix + "num_params")) {
+      std::int64_t n = 0;
+      r.count("num_params", n);
+      if (n != static_cast<std::int64_t>(params[gi].size())) {
+        throw ValueError(std::string(optimizer) + ".load_state_dict: loaded state dict contains a parameter group "
+                         "that doesn't match the size of optimizer's group: group " + std::to_string(gi) + " has " +
+                         std::to_string(n) + " parameter(s) in the state, " + std::to_string(params[gi].size()) +
+                         " here. Hint: build the optimizer with the same groups, in the same order, as the one "
+                         "that saved the state.");
+      }
+    }
     group(r, new_options[gi]);
     validate(new_options[gi]);
     for (std::size_t i = 0; i < params[gi].size(); ++i, ++index) {
