@@ -107,6 +107,8 @@ PARITY_CASE("relu6/double-backward") {
 PARITY_CASE("relu6/int64-keeps-dtype") { return kd::nn::ReLU6()(in["x"]); }
 PARITY_CASE("relu6/bool-refused") { return kd::nn::ReLU6()(in["x"] > 0.0); }
 PARITY_CASE("hardtanh/bounds") { return F::hardtanh(in["x"], -2.0, 3.0); }
+PARITY_CASE("hardtanh/int-truncated-bounds") { return F::hardtanh(in["x"], -1.5, 2.5); }
+PARITY_CASE("hardtanh/int-bound-overflow") { return F::hardtanh(in["x"], -1e30, 1e30); }
 PARITY_CASE("hardswish/int-refused") { return kd::nn::Hardswish()(in["x"]); }
 PARITY_CASE("elu/default") { return F::elu(in["x"]); }
 PARITY_CASE("elu/alpha-edges") { return kd::nn::ELU(0.5)(in["x"]); }

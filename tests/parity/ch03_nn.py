@@ -151,6 +151,8 @@ case("relu6/int64-keeps-dtype", lambda x: torch.nn.ReLU6()(x), x=randint(-9, 9, 
 case("relu6/bool-refused", lambda x: torch.nn.ReLU6()(x > 0), x=randn(4), expect_error=True)
 case("hardtanh/bounds", lambda x: F.hardtanh(x, -2.0, 3.0), grad=True,
      x=value([[-3.0, -2.0, 0.0, 3.0, 4.0], [float("inf"), float("-inf"), float("nan"), 2.9, -1.9]]))
+case("hardtanh/int-truncated-bounds", lambda x: F.hardtanh(x, -1.5, 2.5), x=randint(-9, 9, 6))
+case("hardtanh/int-bound-overflow", lambda x: F.hardtanh(x, -1e30, 1e30), x=randint(-9, 9, 6), expect_error=True)
 case("hardswish/int-refused", lambda x: torch.nn.Hardswish()(x), x=randint(-3, 3, 4), expect_error=True)
 case("elu/default", lambda x: F.elu(x), grad=True, x=randn(4, 6, scale=2.0))
 case("elu/alpha-edges", lambda x: torch.nn.ELU(alpha=0.5)(x), grad=True, x=value(EDGES))

@@ -214,9 +214,17 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
     throw ValueError("hardtanh: max_val (" + std::to_string(max_val) + ") must be >= min_val (" +
                      std::to_string(min_val) + ")");
   }
-  // An integer x: the bounds in its own dtype (PyTorch keeps it; clamp by doubles would promote).
+  // An integer x: the bounds as integers, truncated (PyTorch keeps x's dtype; clamp by doubles would
+  // promote). A bound outside int64 is refused, as PyTorch does; casting it would be undefined.
   if (!x.is_floating_point()) {
-    return x.clamp(Scalar(static_cast<std::int64_t>(min_val)), Scalar(static_cast<std::int64_t>(max_val)));
+    auto as_int = [](double v) {
+      if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) {  // [-2^63, 2^63)
+        throw ValueError("hardtanh: the bound " + std::to_string(v) + " cannot be converted to int64 without "
+                         "overflow (the input is an integer tensor)");
+      }
+      return Scalar(static_cast<std::int64_t>(v));
+    };
+    return x.clamp(as_int(min_val), as_int(max_val));
   }
   return Hardtanh::apply(x, min_val, max_val);
 }

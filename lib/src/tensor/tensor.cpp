@@ -322,21 +322,22 @@ const Shape& Tensor::shape() const { return need(impl_).shape; }
 // A 0-d tensor has no size or stride to read: wrap_dim lets dims 0 and -1 through for it (reductions
 // accept them, as in PyTorch), so size() and stride() refuse it themselves.
 namespace {
-void need_dims(const Tensor& t, std::int64_t d, const char* op) {
-  if (t.dim() == 0)
-    throw IndexError(std::string(op) + ": dimension specified as " + std::to_string(d) +
-                     " but the tensor has no dimensions (a 0-d tensor; its value is item(), its "
-                     "element count numel()).");
+[[noreturn]] void no_dims(std::int64_t d, const char* op) {
+  throw IndexError(std::string(op) + ": dimension specified as " + std::to_string(d) +
+                   " but the tensor has no dimensions (a 0-d tensor; its value is item(), its element "
+                   "count numel()).");
 }
 }  // namespace
 std::int64_t Tensor::size(std::int64_t d) const {
-  need_dims(*this, d, "size");
-  return shape()[wrap_dim(d, dim(), "size")];
+  const Shape& s = shape();
+  if (s.empty()) no_dims(d, "size");
+  return s[wrap_dim(d, static_cast<std::int64_t>(s.size()), "size")];
 }
 const Strides& Tensor::strides() const { return need(impl_).strides; }
 std::int64_t Tensor::stride(std::int64_t d) const {
-  need_dims(*this, d, "stride");
-  return strides()[wrap_dim(d, dim(), "stride")];
+  const Strides& s = strides();
+  if (s.empty()) no_dims(d, "stride");
+  return s[wrap_dim(d, static_cast<std::int64_t>(s.size()), "stride")];
 }
 std::int64_t Tensor::storage_offset() const { return need(impl_).offset; }
 std::int64_t Tensor::numel() const { return numel_of(shape()); }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "kindling/autograd/engine.hpp"
 #include "kindling/nn/functional.hpp"
 #include "kindling/nn/init.hpp"
 #include "kindling/tensor/creation.hpp"
@@ -18,13 +19,7 @@
 namespace kindling::nn::functional {
 namespace {
 
-std::string shape_str_of(const Shape &shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-std::string shape_str(const Tensor &t) { return shape_str_of(t.shape()); }
+std::string shape_str(const Tensor &t) { return kindling::shape_str(t.shape()); }
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
@@ -32,19 +27,6 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 Shape batch_dims(const Tensor &t) {
   const Shape &s = t.shape();
   return Shape(s.begin(), s.end() - 2);
-}
-
-// Whether `from` broadcasts to `to` without enlarging it (the mask is added to
-// the scores, which keep their shape).
-bool broadcasts_to(const Shape &from, const Shape &to) {
-  if (from.size() > to.size())
-    return false;
-  for (std::size_t i = 1; i <= from.size(); ++i) {
-    const std::int64_t f = from[from.size() - i], t = to[to.size() - i];
-    if (f != 1 && f != t)
-      return false;
-  }
-  return true;
 }
 
 // A bool mask (true = may not attend) as an additive float mask: 0 where
@@ -122,10 +104,12 @@ Tensor scaled_dot_product_attention(const Tensor &q, const Tensor &k,
           "(added to the scores) but got " +
           dtype_name(attn_mask.dtype()));
     }
-    if (!broadcasts_to(attn_mask.shape(), scores)) {
+    // The mask is added to the scores, which keep their shape: it may
+    // broadcast to them, not enlarge them.
+    if (!autograd::is_expandable_to(attn_mask.shape(), scores)) {
       throw ShapeError(
           std::string(op) + ": attn_mask " + shape_str(attn_mask) +
-          " does not broadcast to the scores' " + shape_str_of(scores) +
+          " does not broadcast to the scores' " + kindling::shape_str(scores) +
           " ([*batch, L, S]: L = query length, S = key length). Hint: a key "
           "padding mask is [N, 1, 1, S]; a mask for every query [L, S].");
     }
@@ -137,7 +121,7 @@ Tensor scaled_dot_product_attention(const Tensor &q, const Tensor &k,
     throw ValueError(std::string(op) + ": attention returned " +
                      shape_str(out) + " for q " + shape_str(q) + ", k " +
                      shape_str(k) + ", v " + shape_str(v) + "; expected " +
-                     shape_str_of(expected) + " (exercise ch12.ex2)");
+                     kindling::shape_str(expected) + " (exercise ch12.ex2)");
   }
   return out;
 }
