@@ -88,6 +88,9 @@ TEST_CASE("Samplers: sequential, random with and without replacement, batches") 
   CHECK(batches.back() == std::vector<std::int64_t>{8, 9});
   CHECK(kd::data::BatchSampler(std::make_shared<kd::data::SequentialSampler>(10), 4, true).size() == 2);
   CHECK_THROWS_AS(kd::data::RandomSampler(5, {.num_samples = 0}), kd::ValueError);
+  // An empty dataset cannot be shuffled (PyTorch: num_samples=0 is not a positive integer).
+  CHECK_THROWS_AS(kd::data::RandomSampler(0), kd::ValueError);
+  CHECK_THROWS_AS(kd::data::RandomSampler(0, {.replacement = true}), kd::ValueError);
 }
 
 TEST_CASE("current_generator: default outside a guard, per-sample inside, nested guards restore") {

@@ -73,7 +73,15 @@ class ConvNet(nn.Module):
         self.emb = nn.Embedding(10, 16)
         self.out = nn.Sequential(nn.Dropout(0.25), nn.Linear(16, 10), nn.Softmax(dim=1))
         self.bn1 = nn.BatchNorm1d(10, momentum=None, affine=False)
+class SharedNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(3, 3); self.act = nn.ReLU(); self.dec = self.enc  # one Linear under two names
 def names(it): return ' '.join(n for n, _ in it)
+def applied(m):
+    seen = []
+    m.apply(lambda x: seen.append(type(x).__name__))
+    return ' '.join(seen)
 )";
 
 struct ConvNet : nn::Module {
@@ -125,6 +133,44 @@ TEST_CASE("module: parameter, buffer and module names match PyTorch's, in regist
   CHECK(conv.parameters().size() == conv.named_parameters().size());
   CHECK(simple.parameters(/*recurse=*/false).empty());
   CHECK(simple.fc1.parameters()[0].is_same(simple.fc1.weight));  // handles, not copies
+}
+
+namespace {
+struct SharedNet : nn::Module {
+  nn::Linear enc{3, 3};
+  nn::ReLU act;
+  SharedNet() {
+    register_module("enc", enc);
+    register_module("act", act);
+    register_module("dec", enc);  // weight tying: one module, two names
+  }
+  kd::Tensor forward(const kd::Tensor& x) override { return enc(act(enc(x))); }
+};
+}  // namespace
+
+TEST_CASE("module: a child registered under two names is one child, but both names are saved") {
+  SharedNet net;
+  const auto py = kd::testing::python_eval(
+      {"names(SharedNet().named_children())", "names(SharedNet().named_modules())",
+       "' '.join(SharedNet().state_dict().keys())", "names(SharedNet().named_parameters())",
+       "applied(SharedNet())", "str(len(list(SharedNet().children())))"},
+      kPySetup);
+  std::vector<std::string> kids, mods, applied;
+  for (auto& [n, m] : net.named_children()) kids.push_back(n);
+  CHECK(joined(kids) == py[0]);
+  for (auto& [n, m] : net.named_modules()) mods.push_back(n);
+  mods.erase(mods.begin());  // the root's "" on both sides
+  CHECK(joined(mods) == py[1].substr(py[1].find_first_not_of(' ')));
+  CHECK(joined(net.state_dict().keys()) == py[2]);
+  CHECK(joined(names_of(net.named_parameters())) == py[3]);
+  net.apply([&](nn::Module& m) { applied.push_back(m.type_name()); });
+  CHECK(joined(applied) == py[4]);
+  CHECK(std::to_string(net.children().size()) == py[5]);
+  // The tied copy loads from either key's value: both keys name the same tensors.
+  kd::StateDict sd = net.state_dict();
+  net.load_state_dict(sd);
+  net.eval();
+  CHECK_FALSE(net.enc.is_training());
 }
 
 TEST_CASE("module: print(model) is byte-for-byte PyTorch's") {

@@ -31,6 +31,13 @@ RandomSampler::RandomSampler(std::int64_t n, RandomSamplerOptions options) : n_(
   if (n == 0 && options_.num_samples) {
     throw ValueError("RandomSampler: cannot draw num_samples from an empty dataset");
   }
+  // PyTorch's default num_samples is len(dataset), which must be positive: shuffling nothing is
+  // refused there ("num_samples should be a positive integer value, but got num_samples=0"), and so
+  // is DataLoader(empty, shuffle=True). A sequential loader over an empty dataset is fine.
+  if (n == 0) {
+    throw ValueError("RandomSampler: num_samples should be a positive integer value, but got num_samples=0 "
+                     "(the dataset is empty; shuffle=true needs at least one sample)");
+  }
 }
 
 std::int64_t RandomSampler::size() const { return options_.num_samples.value_or(n_); }

@@ -253,11 +253,59 @@ void trace_record(const RecordedOp& op) {
   t->graph_break(why);
 }
 
+/// item() or to_vector() inside a traced forward: the number read would be frozen into the trace
+/// (`x * x.sum().item<double>()` would always scale by the example's sum), so the module that read it
+/// runs eagerly. torch.compile breaks the graph on `.item()` the same way.
+void trace_value_read(const Tensor&, const char* how) {
+  if (Tracer* t = t_tracer) {
+    t->graph_break(std::string(how) + " reads a value out of a tensor, which the trace would freeze");
+  }
+}
+
 void trace_function(const autograd::FunctionCall& call) {
   Tracer* t = t_tracer;
   if (!t) return;
   if (auto op = detail::read_function(call)) return t->add_node(std::move(*op), call.output);
   t->graph_break(std::string(call.name) + " (a Function the compiler's IR does not capture)");
+}
+
+/// The whole model as one eager "module" node: what runs when the trace cannot follow the forward at
+/// all -- it threw while traced (an in-place op on the input, which the trace makes require grad), or
+/// its output is not made by ops autograd records (an integer or bool input). Eager runs such a
+/// forward, so the compiled module must too: torch.compile falls back to eager the same way. One
+/// eager call, as the caller makes it, gives the output's shape; a forward that is wrong throws its
+/// own error here. The buffers are put back: compiling must not count as a forward (BatchNorm).
+Graph whole_model(nn::Module& model, const Tensor& example_input, const std::string& why) {
+  std::vector<std::pair<Tensor, Tensor>> saved_buffers;
+  for (const auto& [name, b] : model.named_buffers()) saved_buffers.emplace_back(b, b.detach().clone());
+  Tensor out;
+  try {
+    out = model(example_input.clone());  // a copy: the forward may change its input in place
+  } catch (...) {
+    NoGradGuard no_grad;
+    for (auto& [b, copy] : saved_buffers) b.copy_(copy);
+    throw;
+  }
+  {
+    NoGradGuard no_grad;
+    for (auto& [b, copy] : saved_buffers) b.copy_(copy);
+  }
+  if (!out.defined())
+    throw Error("kd::compile: " + model.type_name() + "'s forward returned an undefined tensor");
+  Graph g;
+  const int in = g.add_value(
+      Value{ValueKind::Input, example_input.shape(), example_input.strides(), example_input.dtype(), "input", {}, -1, false});
+  g.inputs.push_back(in);
+  nn::Module* m = &model;
+  Node n{"module", {in},
+         {},       m->type_name(),
+         {},       [m](const std::vector<Tensor>& v) { return std::vector<Tensor>{(*m)(v[0])}; }};
+  n.origin = m->type_name() + " (the whole model): " + why;
+  n.graph_break = true;
+  n.outputs.push_back(g.add_value(Value{ValueKind::Intermediate, out.shape(), out.strides(), out.dtype(), "", {}, 0, false}));
+  g.outputs.push_back(n.outputs[0]);
+  g.nodes.push_back(std::move(n));
+  return g;
 }
 
 }  // namespace
@@ -274,6 +322,9 @@ Graph trace(nn::Module& model, const Tensor& example_input) {
   // them) that requires grad, so that every op downstream of it is recorded.
   Tensor input = example_input.detach();
   if (input.is_floating_point()) input.requires_grad_(true);
+  // An integer input's ops are not recorded, so an in-place op on it is not refused either: the
+  // trace reads a copy, or it would change the caller's tensor once more than eager does.
+  else input = example_input.clone();
   const int in_id = tracer.add(input, ValueKind::Input, "input", -1);
   tracer.g.inputs.push_back(in_id);
 
@@ -294,12 +345,14 @@ Graph trace(nn::Module& model, const Tensor& example_input) {
     for (auto& h : hooks) h.remove();
     t_tracer = nullptr;
     autograd::set_function_observer(nullptr);
+    kindling::detail::set_value_read_observer(nullptr);
     if (g_autograd_recorder.load()) kindling::detail::set_recorder(g_autograd_recorder.load());
     NoGradGuard no_grad;
     for (Tensor& p : frozen) p.requires_grad_(false);
     for (auto& [b, copy] : saved_buffers) b.copy_(copy);  // the trace must not count as a forward
   };
   Tensor out;
+  std::string failed;  // why the traced forward threw ("" when it ran)
   try {
     for (Tensor& p : frozen) p.requires_grad_(true);
     g_autograd_recorder.store(kindling::detail::recorder());
@@ -318,19 +371,24 @@ Graph trace(nn::Module& model, const Tensor& example_input) {
     }
     kindling::detail::set_recorder(&trace_record);
     autograd::set_function_observer(&trace_function);
+    kindling::detail::set_value_read_observer(&trace_value_read);
     t_tracer = &tracer;
     EnableGradGuard grad_on;  // the recorder only sees ops while grad mode is on
-    out = model(input);
+    try {
+      out = model(input);
+    } catch (const std::exception& e) {
+      failed = std::string("the traced forward threw: ") + e.what();
+    }
   } catch (...) {
     restore();
     throw;
   }
   restore();
-  if (!out.defined())
+  if (failed.empty() && !out.defined())
     throw Error("kd::compile: " + model.type_name() + "'s forward returned an undefined tensor");
   std::string why;
-  const int out_id = tracer.value(out, why);
-  if (out_id < 0) throw Error("kd::compile: the output " + why);
+  const int out_id = failed.empty() ? tracer.value(out, why) : -1;
+  if (out_id < 0) return whole_model(model, example_input, failed.empty() ? "its output " + why : failed);
   tracer.g.outputs.push_back(out_id);
   return std::move(tracer.g);
 }

@@ -133,13 +133,19 @@ std::vector<Module*> Module::modules() {
 
 std::vector<Module*> Module::children() const {
   std::vector<Module*> out;
-  for (const Child& c : children_) out.push_back(c.module);
+  for (auto& [name, m] : named_children()) out.push_back(m);
   return out;
 }
 
+// A module registered under two names is one child: listed once, under its first name, as
+// PyTorch's named_children (a memo set). The printout and state_dict() still show every name.
 std::vector<std::pair<std::string, Module*>> Module::named_children() const {
   std::vector<std::pair<std::string, Module*>> out;
-  for (const Child& c : children_) out.emplace_back(c.name, c.module);
+  for (const Child& c : children_) {
+    bool seen = false;
+    for (const auto& [name, m] : out) seen = seen || m == c.module;  // a handful of children: no set
+    if (!seen) out.emplace_back(c.name, c.module);
+  }
   return out;
 }
 
@@ -166,7 +172,7 @@ std::int64_t Module::num_parameters(bool only_trainable) const {
 // [snippet: train]
 Module& Module::train(bool on) {
   training_ = on;
-  for (const Child& c : children_) c.module->train(on);
+  for (Module* c : children()) c->train(on);
   return *this;
 }
 // [end]
@@ -179,7 +185,7 @@ void Module::zero_grad(bool set_to_none) {
 }
 
 Module& Module::apply(const std::function<void(Module&)>& fn) {
-  for (const Child& c : children_) c.module->apply(fn);
+  for (Module* c : children()) c->apply(fn);  // a child under two names gets fn once, as in PyTorch
   fn(*this);
   return *this;
 }

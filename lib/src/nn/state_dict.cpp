@@ -39,31 +39,28 @@ bool StateDict::erase(const std::string& key) {
 
 namespace kindling::nn {
 
-namespace {
-// Every (dotted name, tensor) that belongs in a state dict: parameters, then persistent buffers,
-// module by module in registration order (PyTorch's order). A submodule registered under two names
-// appears under both, as in PyTorch's state_dict (unlike parameters(), which lists each tensor once);
-// `path` (the modules being visited) only guards against a module that contains itself.
-void collect(const Module& m, const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out,
-             std::unordered_set<const Module*>& path) {
-  if (!path.insert(&m).second) return;
-  for (const auto& [name, t] : m.named_parameters(prefix, /*recurse=*/false)) out.emplace_back(name, t);
-  for (const auto& [name, t] : m.named_buffers(prefix, /*recurse=*/false)) out.emplace_back(name, t);
-  for (const auto& [name, child] : m.named_children()) collect(*child, prefix.empty() ? name : prefix + "." + name, out, path);
-  path.erase(&m);
-}
-}  // namespace
-
 StateDict Module::state_dict() const {
+  // Every (dotted name, tensor) that belongs in a state dict: parameters, then persistent buffers,
+  // module by module in registration order (PyTorch's order). A submodule registered under two names
+  // appears under both, as in PyTorch's state_dict (unlike parameters() and named_children(), which
+  // list it once): the walk reads the registry itself. `path` (the modules being visited) only guards
+  // against a module that contains itself.
   std::vector<std::pair<std::string, Tensor>> all;
   std::unordered_set<const Module*> path;
-  collect(*this, "", all, path);
+  std::function<void(const Module&, const std::string&)> collect = [&](const Module& m, const std::string& prefix) {
+    if (!path.insert(&m).second) return;
+    for (const auto& [name, t] : m.named_parameters(prefix, /*recurse=*/false)) all.emplace_back(name, t);
+    for (const auto& [name, t] : m.named_buffers(prefix, /*recurse=*/false)) all.emplace_back(name, t);
+    for (const Child& c : m.children_) collect(*c.module, prefix.empty() ? c.name : prefix + "." + c.name);
+    path.erase(&m);
+  };
+  collect(*this, "");
   // Non-persistent buffers stay out: find them by name.
   std::unordered_set<std::string> non_persistent;
   std::function<void(const Module&, const std::string&)> mark = [&](const Module& m, const std::string& p) {
     for (const Slot& s : m.buffers_)
       if (!s.persistent) non_persistent.insert(p.empty() ? s.name : p + "." + s.name);
-    for (const auto& [name, child] : m.named_children()) mark(*child, p.empty() ? name : p + "." + name);
+    for (const Child& c : m.children_) mark(*c.module, p.empty() ? c.name : p + "." + c.name);
   };
   mark(*this, "");
   StateDict sd;

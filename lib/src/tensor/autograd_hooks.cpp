@@ -10,6 +10,7 @@ namespace {
 std::atomic<Recorder> g_recorder{nullptr};
 std::atomic<NodeNameFn> g_node_name_fn{nullptr};
 std::atomic<AutogradMetaFactory> g_meta_factory{nullptr};
+std::atomic<ValueReadObserver> g_value_read_observer{nullptr};
 thread_local bool t_grad_mode = true;
 
 std::vector<RecordSite>& sites() {
@@ -23,6 +24,8 @@ Recorder recorder() { return g_recorder.load(std::memory_order_relaxed); }
 void set_node_name_fn(NodeNameFn fn) { g_node_name_fn.store(fn); }
 NodeNameFn node_name_fn() { return g_node_name_fn.load(std::memory_order_relaxed); }
 void set_autograd_meta_factory(AutogradMetaFactory f) { g_meta_factory.store(f); }
+void set_value_read_observer(ValueReadObserver fn) { g_value_read_observer.store(fn); }
+ValueReadObserver value_read_observer() { return g_value_read_observer.load(std::memory_order_relaxed); }
 bool grad_mode_enabled() { return t_grad_mode; }
 void set_grad_mode_enabled(bool enabled) { t_grad_mode = enabled; }
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "dispatch.hpp"
+#include "kindling/tensor/autograd_hooks.hpp"
 #include "internal.hpp"
 #include "loops.hpp"
 #include "pieces.hpp"
@@ -373,6 +374,7 @@ template <class T> T Tensor::item() const {
                      "first (sum(), mean()) or index one element.");
   }
   detail::check_cpu(*this, "item");
+  if (auto observe = detail::value_read_observer()) [[unlikely]] observe(*this, "item()");
   return detail::dispatch_all(dtype(), "item", [&](auto tag) {
     using S = typename decltype(tag)::type;
     return static_cast<T>(*static_cast<const S*>(raw_data_ptr()));
@@ -381,6 +383,7 @@ template <class T> T Tensor::item() const {
 
 template <class T> std::vector<T> Tensor::to_vector() const {
   detail::check_cpu(*this, "to_vector");
+  if (auto observe = detail::value_read_observer()) [[unlikely]] observe(*this, "to_vector()");
   std::vector<T> out(numel());
   if (out.empty()) return out;
   // Wrap the vector's memory as a contiguous tensor and let copy do strides + conversion.
@@ -409,6 +412,7 @@ template int Tensor::item<int>() const;
 #undef KINDLING_INSTANTIATE
 
 template <> std::vector<bool> Tensor::to_vector<bool>() const {
+  if (auto observe = detail::value_read_observer()) [[unlikely]] observe(*this, "to_vector()");
   auto bytes = to(kBool).contiguous();
   const bool* p = bytes.data_ptr<bool>();
   return std::vector<bool>(p, p + numel());

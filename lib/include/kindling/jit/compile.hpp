@@ -22,10 +22,16 @@
 /// computes without autograd seeing it (integer ops, comparisons, a detached result) cannot be
 /// traced: the module that made it runs eagerly. A tensor created inside forward from nothing
 /// (`kd::ones`) is treated the same way, except a 0-d one (a Python-style number, `x * 2.0`), which
-/// is a constant. The trace cannot tell such a number from one the forward computed from its input
-/// without autograd (`x * x.sum().item<double>()`, a 0-d `x.detach().sum()`): that value is frozen
-/// at its traced value too, as torch.jit.trace freezes it (with a warning). Keep data-dependent
-/// numbers in tensors that autograd sees.
+/// is a constant. A module that reads a value out of a tensor (`x * x.sum().item<double>()`,
+/// `to_vector()`, printing a tensor) runs eagerly, as torch.compile breaks on `.item()`: the number
+/// would otherwise be frozen at its traced value. The trace cannot tell a 0-d number from one the
+/// forward computed without autograd and never read out (a 0-d `x.detach().sum()`): that value is
+/// frozen, as torch.jit.trace freezes it (with a warning). Keep data-dependent numbers in tensors
+/// that autograd sees. A forward the trace cannot follow at all -- one that
+/// throws while traced (an in-place op on its input, which the trace makes require grad) or whose
+/// output no recorded op made (an integer or bool input) -- becomes one eager node for the whole
+/// model, as torch.compile falls back to eager; `explain` says why. A forward that eager refuses
+/// throws its own error.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

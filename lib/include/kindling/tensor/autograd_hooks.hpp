@@ -193,6 +193,14 @@ void set_node_name_fn(NodeNameFn fn);
 /// The installed function, or nullptr before chapter 2's layer is linked in.
 NodeNameFn node_name_fn();
 
+/// Called when a value is read out of a tensor into C++ (`item()`, `to_vector()`), with which of the
+/// two. kd::compile's tracer (chapter 10) installs it: a number taken out of a tensor and used again
+/// would be frozen into the trace at its traced value, so the module that read it runs eagerly
+/// instead (a graph break, as torch.compile breaks on `.item()`). Null otherwise: one branch.
+using ValueReadObserver = void (*)(const Tensor& t, const char* how);
+void set_value_read_observer(ValueReadObserver fn);
+ValueReadObserver value_read_observer();
+
 /// Makes `t` require grad. With chapter 2 installed this creates its full autograd meta; without
 /// it (a chapter-1-only program) a minimal one that only says "requires grad".
 void set_requires_grad(TensorImpl& t);
