@@ -2,6 +2,7 @@
 /// @file
 /// Chapter 1: everything about tensors. `#include <kindling/tensor.hpp>`.
 #include "kindling/tensor/creation.hpp"
+#include "kindling/tensor/denormal.hpp"
 #include "kindling/tensor/dtype.hpp"
 #include "kindling/tensor/device.hpp"
 #include "kindling/tensor/error.hpp"
