@@ -58,6 +58,13 @@ PARITY_CASE("batch_norm/train-1d-3d-input") {
   return F::batch_norm(in["x"], Tensor(), Tensor(), in["w"], in["b"], true);
 }
 PARITY_CASE("batch_norm/eval") { return F::batch_norm(in["x"], in["rm"], in["rv"], in["w"], in["b"], false, 0.1, 1e-3); }
+PARITY_CASE("batch_norm/train-empty-batch") {
+  Tensor rm = in["rm"], rv = in["rv"];
+  return std::vector<Tensor>{F::batch_norm(in["x"], rm, rv, in["w"], in["b"], true, 0.1), rm, rv};
+}
+PARITY_CASE("batch_norm/train-one-value-per-channel") {
+  return F::batch_norm(in["x"], Tensor(), Tensor(), Tensor(), Tensor(), true);
+}
 PARITY_CASE("batch_norm/no-affine-float64") { return F::batch_norm(in["x"], Tensor(), Tensor(), Tensor(), Tensor(), true); }
 PARITY_CASE("layer_norm/last-dim") { return F::layer_norm(in["x"], {6}, in["w"], in["b"]); }
 PARITY_CASE("layer_norm/two-dims") { return F::layer_norm(in["x"], {3, 4}, in["w"], in["b"], 1e-6); }

@@ -94,6 +94,13 @@ case("batch_norm/train-1d-3d-input", lambda x, w, b: F.batch_norm(x, None, None,
      x=randn(4, 3, 6), w=randn(3), b=randn(3))
 case("batch_norm/eval", lambda x, w, b, rm, rv: F.batch_norm(x, rm, rv, w, b, training=False, eps=1e-3), grad=True,
      nograd=("rm", "rv"), x=randn(4, 3, 2, 2), w=randn(3), b=randn(3), rm=randn(3), rv=positive(3))
+def bn_empty(x, w, b, rm, rv):
+    # An empty batch: an empty output, zero gradients for weight and bias, the running statistics as they were.
+    return (F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.1), rm, rv)
+case("batch_norm/train-empty-batch", bn_empty, grad=True, nograd=("rm", "rv"),
+     x=randn(0, 4, 3, 3), w=randn(4), b=randn(4), rm=randn(4), rv=positive(4))
+case("batch_norm/train-one-value-per-channel", lambda x: F.batch_norm(x, None, None, training=True),
+     x=randn(1, 3), expect_error=True)
 case("batch_norm/no-affine-float64", lambda x: F.batch_norm(x, None, None, training=True), grad=True,
      x=randn(6, 2, 3, dtype="float64"))
 case("layer_norm/last-dim", lambda x, w, b: F.layer_norm(x, (6,), w, b), grad=True, x=randn(4, 6), w=randn(6), b=randn(6))

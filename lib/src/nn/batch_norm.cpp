@@ -172,7 +172,10 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     throw ValueError(std::string(op) + ": running_mean and running_var must both be given or both be undefined");
   if (!training && !running_mean.defined())
     throw ValueError(std::string(op) + ": evaluation mode needs running_mean and running_var");
-  if (training && g.m() <= 1) {
+  // PyTorch's _verify_batch_size: exactly one value per channel has no variance. An empty batch is
+  // allowed: its output is empty, its gradients for weight and bias are zeros, the running statistics
+  // stay as they were.
+  if (training && g.m() == 1) {
     throw ValueError(std::string(op) + ": expected more than 1 value per channel when training, got input size " +
                      shape_str(input.shape()) + ". Hint: use a batch of more than one sample, or call model.eval().");
   }
@@ -221,7 +224,7 @@ Tensor NativeBatchNorm::forward(autograd::Context& ctx, const Tensor& input, con
         unbiased_var.data_ptr<double>()[c] = sq / static_cast<double>(g.m() - 1);
       }
     });
-    if (running_mean.defined()) {  // buffers are state, not part of the graph (forward runs without grad)
+    if (running_mean.defined() && g.m() > 0) {  // buffers are state, not part of the graph (forward runs without grad)
       Tensor rm = running_mean, rv = running_var;
       rm.mul_(1.0 - momentum).add_(mean.to(rm.dtype()) * momentum);
       rv.mul_(1.0 - momentum).add_(unbiased_var.to(rv.dtype()) * momentum);
