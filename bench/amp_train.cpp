@@ -84,7 +84,7 @@ struct Trainer {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   const int steps = opt.quick ? 10 : 200, warmup = opt.quick ? 10 : 100, reps = opt.quick ? 3 : 11;
   std::printf("bfloat16 GEMM here: %s\n", kd::bfloat16_gemm_backend().c_str());
 

@@ -67,7 +67,7 @@ double chain_fwd_bwd(const kd::Tensor& x, const kd::Tensor& w, int ops) {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   kd::manual_seed(0);
   const int ops = opt.quick ? 1000 : 10000;
   const int reps = opt.quick ? 3 : 21;

@@ -14,10 +14,12 @@
 //   faults     minor page faults per unit: memory the allocator gave back to the OS and touched again
 //   gemm       the GEMM libraries loaded in that process and the instruction set each chose
 //              (bench/peers/backend_info.hpp)
+//   ftz        whether that process flushes denormals to zero (kd::set_flush_denormal,
+//              torch.set_flush_denormal): Kindling always, a tuned peer too, an as-installed peer not
 //   floor      the training step's floor (floor.hpp): its products at the raw GEMM rate and its
 //              compulsory memory traffic at the STREAM rate, both measured in the same run
-//   peer=      tuned: the peer runs with the allocator setting that removes its page faults
-//              (PeerSettings below); as-installed: the peer as a user gets it; in-process: the other
+//   peer=      tuned: the peer runs with the allocator setting that removes its page faults and
+//              flushes denormals (PeerSettings below); as-installed: the peer as a user gets it; in-process: the other
 //              side is a loop or a library call in this process.
 // Each framework comparison prints a tuned line, then the same comparison against the as-installed peer.
 #include <algorithm>
@@ -31,6 +33,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <kindling/tensor/denormal.hpp>
 
 #include "peer_process.hpp"
 #include "peers/backend_info.hpp"
@@ -75,16 +79,26 @@ struct PeerSettings {
 
 inline bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
+// The tuned peer also flushes denormals (KINDLING_BENCH_FLUSH_DENORMAL=1: the peers call
+// torch.set_flush_denormal(True), or set the same two MXCSR bits in LibTorch, backend_info.hpp), as every
+// Kindling benchmark does (process_settings below). On an Intel Xeon with AVX-512, SimpleNet's Kindling
+// step took 409 us of user time with denormals and 274 us without (two `make bench` runs): Adam's
+// running averages of weights whose gradient stays zero decay through the denormal range, and each
+// operation on one costs a microcode assist.
 inline PeerSettings peer_settings(bool tuned) {
-  if (!tuned) return {"as-installed", "glibc", {{"GLIBC_TUNABLES", ""}, {"LD_PRELOAD", ""}}};
+  if (!tuned) {
+    return {"as-installed", "glibc",
+            {{"GLIBC_TUNABLES", ""}, {"LD_PRELOAD", ""}, {"KINDLING_BENCH_FLUSH_DENORMAL", ""}}};
+  }
+  const std::pair<std::string, std::string> ftz{"KINDLING_BENCH_FLUSH_DENORMAL", "1"};
   std::string want = kTunedAlloc;
   if (const char* e = std::getenv("KINDLING_BENCH_PEER_ALLOC"); e && *e) want = e;
   const std::string dir = "/usr/lib/x86_64-linux-gnu/";
   if (want == "jemalloc" && file_exists(dir + "libjemalloc.so.2"))
-    return {"tuned", "jemalloc", {{"GLIBC_TUNABLES", ""}, {"LD_PRELOAD", dir + "libjemalloc.so.2"}}};
+    return {"tuned", "jemalloc", {{"GLIBC_TUNABLES", ""}, {"LD_PRELOAD", dir + "libjemalloc.so.2"}, ftz}};
   if (want == "tcmalloc" && file_exists(dir + "libtcmalloc_minimal.so.4"))
-    return {"tuned", "tcmalloc", {{"GLIBC_TUNABLES", ""}, {"LD_PRELOAD", dir + "libtcmalloc_minimal.so.4"}}};
-  return {"tuned", "tunables", {{"GLIBC_TUNABLES", kGlibcTunables}, {"LD_PRELOAD", ""}}};
+    return {"tuned", "tcmalloc", {{"GLIBC_TUNABLES", ""}, {"LD_PRELOAD", dir + "libtcmalloc_minimal.so.4"}, ftz}};
+  return {"tuned", "tunables", {{"GLIBC_TUNABLES", kGlibcTunables}, {"LD_PRELOAD", ""}, ftz}};
 }
 
 /// Set by parse() for `--quick`: the CTest smoke test runs each peer once, tuned only (the as-installed
@@ -105,7 +119,8 @@ inline std::string describe_peers() {
       if (!v.empty()) out += " " + k + "=" + v;
     out += "; ";
   }
-  return out + "threads: 1 (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1, torch.set_num_threads(1))";
+  return out + "threads: 1 (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1, torch.set_num_threads(1)); denormals: "
+               "flushed by Kindling (kd::set_flush_denormal) and by the tuned peers (torch.set_flush_denormal)";
 }
 
 // ---- the machine ---------------------------------------------------------------------------------
@@ -183,12 +198,15 @@ inline Options parse(int argc, char** argv) {
   return o;
 }
 
-/// One thread everywhere, for a fair comparison: OpenBLAS here, and any child process (PyTorch) too.
-inline void single_thread() {
+/// What every benchmark runs under. One thread everywhere, for a fair comparison: OpenBLAS here, and
+/// any child process (PyTorch) too. Denormals flushed to zero in this thread (kd::set_flush_denormal),
+/// as a tuned peer flushes them (peer_settings); each line says so per side (ftz=).
+inline void process_settings() {
   setenv("OPENBLAS_NUM_THREADS", "1", 1);
   setenv("OMP_NUM_THREADS", "1", 1);
   setenv("KINDLING_NUM_THREADS", "1", 1);
   openblas_set_num_threads(1);
+  kindling::set_flush_denormal(true);
 }
 
 /// "1.23 ms" / "456.7 us"
@@ -209,12 +227,18 @@ struct Sides {
   double floor_s = 0;               // Kindling's floor per unit (floor.hpp); 0: none printed
   bool kindling_gemm = true;        // print this process's gemm= on the first side
   std::string first_gemm = "";      // ... or this instead (the first side is in the peer)
+  // The peer's ftz (its ready line's ftz=); in-process peers share this process's setting. A first side
+  // that runs in the peer (first_gemm set) prints the peer's too.
+  std::string peer_ftz = peers::flush_denormal_state();
   static Sides peer(const PeerSettings& s, const std::string& ready_line, double units, std::string unit) {
-    return {ready_value(ready_line, "gemm"), s.alloc, s.mode, units, std::move(unit)};
+    Sides out{ready_value(ready_line, "gemm"), s.alloc, s.mode, units, std::move(unit)};
+    out.peer_ftz = ready_value(ready_line, "ftz");
+    return out;
   }
 };
 
-inline std::string side_usage(const char* name, const Usage& u, int reps, const Sides& s, const std::string& gemm) {
+inline std::string side_usage(const char* name, const Usage& u, int reps, const Sides& s, const std::string& gemm,
+                              const std::string& ftz) {
   char buf[256];
   const double n = reps * s.units;
   if (u.known && n > 0)
@@ -224,6 +248,7 @@ inline std::string side_usage(const char* name, const Usage& u, int reps, const 
     std::snprintf(buf, sizeof buf, " | %s usage=unknown", name);
   std::string out = buf;
   if (!gemm.empty()) out += " gemm=" + gemm;
+  if (!ftz.empty()) out += " ftz=" + ftz;
   return out;
 }
 
@@ -237,8 +262,9 @@ std::string tail(const Paired& p, const Sides& s, const std::string& kindling_na
     out += buf;
   }
   out += side_usage(kindling_name.c_str(), p.kindling_usage, p.reps, s,
-                    !s.first_gemm.empty() ? s.first_gemm : s.kindling_gemm ? peers::gemm_backends() : std::string());
-  out += side_usage(peer_name.c_str(), p.peer_usage, p.reps, s, s.peer_gemm);
+                    !s.first_gemm.empty() ? s.first_gemm : s.kindling_gemm ? peers::gemm_backends() : std::string(),
+                    !s.first_gemm.empty() ? s.peer_ftz : std::string(peers::flush_denormal_state()));
+  out += side_usage(peer_name.c_str(), p.peer_usage, p.reps, s, s.peer_gemm, s.peer_ftz);
   if (!s.peer_alloc.empty()) out += " alloc=" + s.peer_alloc;
   static const std::string cpu = cpu_model();
   return out + " | cpu=\"" + cpu + "\" peer=" + s.mode;

@@ -91,7 +91,7 @@ bool exists(const std::string& path) {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   const int steps = opt.quick ? 1 : 5, warmup = 3, reps = opt.quick ? 3 : 15;
 
   kd::data::FashionMNIST train(kd::data::Split::Train);

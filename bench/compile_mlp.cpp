@@ -116,7 +116,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   const int per_rep = opt.quick ? 2 : 20, reps = opt.quick ? 3 : 11;
 
   MLP model;

@@ -29,7 +29,7 @@ namespace {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   const std::int64_t n = opt.quick ? 4096 : 60000;
   const int reps = opt.quick ? 2 : 7;
   const std::vector<std::int64_t> workers = {0, 2};

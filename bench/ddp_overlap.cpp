@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   }
   if (!rank_process) return relaunch(argc, argv);
   const bench::Options opt = bench::parse(static_cast<int>(rest.size()), rest.data());
-  bench::single_thread();
+  bench::process_settings();
   dist::init_process_group();
   const int rank = dist::get_rank(), world = dist::get_world_size();
   if (world != 2) {

@@ -46,7 +46,7 @@ for line in sys.stdin:
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   kd::manual_seed(0);
   const int reps = opt.quick ? 3 : 21;
   const int iters = opt.quick ? 2 : 10;

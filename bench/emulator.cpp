@@ -381,7 +381,7 @@ bool programs_total(const bench::Options& opt) {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   switch_rate(opt);
   checks_cost(opt, true);
   checks_cost(opt, false);

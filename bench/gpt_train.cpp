@@ -78,7 +78,7 @@ bench::StepModel gpt_step() {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   const int steps = opt.quick ? 1 : 4, warmup = 3, reps = opt.quick ? 3 : 11;
 
   kd::text::GPT model({.vocab_size = p11::kVocab, .block_size = p11::kContext, .n_layer = p11::kLayers,

@@ -70,7 +70,7 @@ void run(const Case& c, const bench::Options& opt) {
 
 int main(int argc, char** argv) {
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   kd::manual_seed(0);
   const Case cases[] = {
       {"512x512x512", 512, 512, 512, false, false},

@@ -146,7 +146,7 @@ long self_peak_rss_kb() { return peers::proc_status_kb("VmHWM"); }
 
 /// M2's Kindling side, in a fresh process, talking the peer protocol (peer_process.hpp) like the peer.
 int m2_child(int steps, int warmup, const p8::Sizes& sizes) {
-  bench::single_thread();
+  bench::process_settings();
   Trainer t(sizes.train_batch, sizes.train_size);
   t.run(warmup);
   std::printf("ready check=%.9g\n", t.last);
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   if (argc >= 4 && std::string(argv[1]) == "--m2-child")
     return m2_child(std::atoi(argv[2]), std::atoi(argv[3]), argc > 4 ? p8::kQuick : p8::kFull);
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   const p8::Sizes sz = opt.quick ? p8::kQuick : p8::kFull;
   const int warmup = opt.quick ? 1 : 2, reps = opt.quick ? 2 : 9;
   std::vector<std::string> quick_arg;

@@ -106,7 +106,7 @@ struct Trainer {
 /// M1's Kindling side, in a fresh process, talking the peer protocol (peer_process.hpp): the
 /// images stay uint8 [60000, 28, 28] inside the dataset; each batch is converted when it is taken.
 int m1_child(int steps, int warmup) {
-  bench::single_thread();
+  bench::process_settings();
   const long lib_rss = self_peak_rss_kb();
   kd::manual_seed(0);
   kd::data::FashionMNIST train(kd::data::Split::Train);
@@ -152,7 +152,7 @@ struct ScopedEnv {
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "--m1-child") return m1_child(std::atoi(argv[2]), std::atoi(argv[3]));
   const bench::Options opt = bench::parse(argc, argv);
-  bench::single_thread();
+  bench::process_settings();
   const int steps = opt.quick ? 20 : 300, warmup = opt.quick ? 20 : 150, reps = opt.quick ? 3 : 21;
 
   // Kindling's side, set up exactly like the peers: all images as float [60000, 784] in [0, 1].

@@ -11,6 +11,11 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <string>
 
@@ -55,6 +60,28 @@ inline std::string gemm_backends() {
     out += "onednn:" + onednn_isa_name(isa());
   }
   return out.empty() ? "unknown" : out;
+}
+
+/// Denormal flushing (torch.set_flush_denormal, kd::set_flush_denormal): this thread's FTZ and DAZ bits
+/// of MXCSR, "on" when both are set. On an Intel core every operation on a denormal float takes a
+/// microcode assist; Adam's running averages of weights whose gradient stays zero decay through the
+/// denormal range, and on SimpleNet's step that cost 135 of 409 us (an Intel Xeon with AVX-512; a
+/// Zen 3 loses ~10 us). Both sides of a tuned line flush, and each says so on the line (ftz=).
+inline const char* flush_denormal_state() {
+#if defined(__x86_64__)
+  return (_mm_getcsr() & 0x8040u) == 0x8040u ? "on" : "off";
+#else
+  return "off";
+#endif
+}
+
+/// A LibTorch peer flushes denormals when the benchmark asks (KINDLING_BENCH_FLUSH_DENORMAL=1, the
+/// tuned setting): what at::globalContext().setFlushDenormal(true) does, the same two bits.
+inline void flush_denormal_if_asked() {
+#if defined(__x86_64__)
+  const char* e = std::getenv("KINDLING_BENCH_FLUSH_DENORMAL");
+  if (e && std::strcmp(e, "1") == 0) _mm_setcsr(_mm_getcsr() | 0x8040u);
+#endif
 }
 
 }  // namespace peers

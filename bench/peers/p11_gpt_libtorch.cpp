@@ -2,7 +2,7 @@
 // nanoGPT writes it (the parameters by name, functional ops), in the interleaving protocol of
 // bench/peer_process.hpp:
 //   usage: bench_peer_p11_gpt train <steps per repetition> <warm-up steps>
-//   stdout: "ready loss=<loss of the last warm-up step> gemm=<GEMM libraries:ISA>", then per "run":
+//   stdout: "ready loss=<loss of the last warm-up step> gemm=<GEMM libraries:ISA> ftz=<on|off>", then per "run":
 //           "cpu=<s> wall=<s> loss=<last loss>"
 #include <torch/torch.h>
 
@@ -56,6 +56,7 @@ torch::Tensor loss_of(const torch::Tensor& idx, const torch::Tensor& targets) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  peers::flush_denormal_if_asked();  // the tuned setting (backend_info.hpp)
   const int steps = argc > 2 ? std::atoi(argv[2]) : 4;
   const int warmup = argc > 3 ? std::atoi(argv[3]) : 3;
   torch::set_num_threads(1);
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
     return last;
   };
   const double warm_loss = run(warmup);
-  std::printf("ready loss=%.9g gemm=%s\n", warm_loss, peers::gemm_backends().c_str());
+  std::printf("ready loss=%.9g gemm=%s ftz=%s\n", warm_loss, peers::gemm_backends().c_str(), peers::flush_denormal_state());
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {

@@ -5,7 +5,7 @@ bench/peer_process.hpp.
 
 usage: p11_gpt_pytorch.py train <steps per repetition> <warm-up steps>
        p11_gpt_pytorch.py generate <sequences per repetition> <warm-up sequences>
-stdout: "ready loss=<last warm-up loss> gemm=<...>" (train) or "ready tokens=<t0,t1,...> gemm=<...>"
+stdout: "ready loss=<last warm-up loss> gemm=<...> ftz=<on|off>" (train) or "ready tokens=<t0,t1,...> gemm=<...> ftz=<on|off>"
         (generate: greedy, a KV cache of nanoGPT-style code, 63 tokens after a 1-token prompt),
         then per "run": "cpu=<s> wall=<s> [loss=<last loss>]"
 """
@@ -22,6 +22,7 @@ import peer_info  # bench/peers/peer_info.py, next to this script
 V, T, L, H, C, B = 65, 64, 4, 4, 128, 12
 LR, WD, CLIP, NEW = 1e-3, 0.1, 1.0, 63
 torch.set_num_threads(1)
+peer_info.flush_denormal_if_asked()  # the tuned setting: KINDLING_BENCH_FLUSH_DENORMAL=1
 
 
 def params():
@@ -143,7 +144,7 @@ else:
 
     work(warm)
     ready = "tokens=" + ",".join(map(str, tokens))
-print(f"ready {ready} gemm={peer_info.gemm_backends()}", flush=True)
+print(f"ready {ready} gemm={peer_info.gemm_backends()} ftz={peer_info.flush_denormal_state()}", flush=True)
 for line in sys.stdin:
     if line.strip() != "run":
         break

@@ -50,6 +50,7 @@ struct SimpleNet : torch::nn::Module {
 }  // namespace
 
 int main(int argc, char** argv) {
+  peers::flush_denormal_if_asked();  // the tuned setting (backend_info.hpp)
   const int steps = argc > 1 ? std::atoi(argv[1]) : 300;
   const int warmup = argc > 2 ? std::atoi(argv[2]) : 100;
   const char* dir = argc > 3 ? argv[3] : "/usr/share/datasets/fashion-mnist";
@@ -93,8 +94,8 @@ int main(int argc, char** argv) {
     return last;
   };
   run(warmup);
-  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld anon_kb=%ld file_kb=%ld gemm=%s\n", data_rss, lib_rss,
-              peers::proc_status_kb("RssAnon"), peers::proc_status_kb("RssFile"), peers::gemm_backends().c_str());
+  std::printf("ready data_rss_kb=%ld lib_rss_kb=%ld anon_kb=%ld file_kb=%ld gemm=%s ftz=%s\n", data_rss, lib_rss,
+              peers::proc_status_kb("RssAnon"), peers::proc_status_kb("RssFile"), peers::gemm_backends().c_str(), peers::flush_denormal_state());
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {

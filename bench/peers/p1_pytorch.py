@@ -3,7 +3,7 @@
 taken in order from memory, in the interleaving protocol of bench/peer_process.hpp.
 
 usage: p1_pytorch.py <steps per repetition> <warm-up steps> [fashion-mnist dir]
-stdout: "ready data_rss_kb=<peak RSS with the data loaded> gemm=<GEMM libraries:ISA>", then per "run":
+stdout: "ready data_rss_kb=<peak RSS with the data loaded> gemm=<GEMM libraries:ISA> ftz=<on|off>", then per "run":
         "cpu=<s> wall=<s> loss=<last loss> rss_kb=<peak RSS so far>"
 """
 import gzip
@@ -21,6 +21,7 @@ steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 warmup = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 root = sys.argv[3] if len(sys.argv) > 3 else "/usr/share/datasets/fashion-mnist"
 torch.set_num_threads(1)
+peer_info.flush_denormal_if_asked()  # the tuned setting: KINDLING_BENCH_FLUSH_DENORMAL=1
 torch.manual_seed(0)
 with gzip.open(f"{root}/train-images-idx3-ubyte.gz") as f:
     X = torch.from_numpy(np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784).astype(np.float32) / 255)
@@ -63,7 +64,7 @@ def run(count):
 
 
 run(warmup)
-print(f"ready data_rss_kb={data_rss} gemm={peer_info.gemm_backends()}", flush=True)
+print(f"ready data_rss_kb={data_rss} gemm={peer_info.gemm_backends()} ftz={peer_info.flush_denormal_state()}", flush=True)
 for line in sys.stdin:
     if line.strip() != "run":
         break

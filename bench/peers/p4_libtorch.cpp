@@ -4,7 +4,7 @@
 // is left is LibTorch's dispatcher, its autograd graph and its engine.
 //   usage: bench_peer_p4_chain OPS        then the interleaving protocol of bench/peer_process.hpp:
 //   stdin:  32 floats (x and w), then "run" / "quit" lines
-//   stdout: "ready grad_w_sum=<value> gemm=<GEMM libraries:ISA>" after the warm-up, then "cpu=<s> wall=<s>"
+//   stdout: "ready grad_w_sum=<value> gemm=<GEMM libraries:ISA> ftz=<on|off>" after the warm-up, then "cpu=<s> wall=<s>"
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -25,6 +25,7 @@ double clock_s(clockid_t id) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  peers::flush_denormal_if_asked();  // the tuned setting (backend_info.hpp)
   const int ops = argc > 1 ? std::atoi(argv[1]) : 10000;
   torch::set_num_threads(1);
   std::vector<float> vals(32);
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
     y.sum().backward();
   };
   run();  // warm-up (and the gradient we report)
-  std::printf("ready grad_w_sum=%.9g gemm=%s\n", w.grad().sum().item<double>(), peers::gemm_backends().c_str());
+  std::printf("ready grad_w_sum=%.9g gemm=%s ftz=%s\n", w.grad().sum().item<double>(), peers::gemm_backends().c_str(), peers::flush_denormal_state());
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {

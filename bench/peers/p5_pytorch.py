@@ -6,7 +6,7 @@ Kindling's ToTensor does on its uint8 [28, 28] tensors.
 
 usage: p5_pytorch.py <num_samples> [root]     then the interleaving protocol of bench/peer_process.hpp:
   stdin:  "run <workers>" lines (one epoch each), then "quit"
-  stdout: "ready gemm=<GEMM libraries:ISA, peer_info.py>", then per epoch "cpu=<s> wall=<s> checksum=<sum of every pixel>"
+  stdout: "ready gemm=<GEMM libraries:ISA, peer_info.py> ftz=<on|off>", then per epoch "cpu=<s> wall=<s> checksum=<sum of every pixel>"
 (cpu is this process's CPU time; the workers' processes are not in it, so the C++ side compares
 wall-clock time when there are workers.)
 """
@@ -22,6 +22,7 @@ from torchvision import transforms
 import peer_info  # bench/peers/peer_info.py, next to this script
 
 torch.set_num_threads(1)
+peer_info.flush_denormal_if_asked()  # the tuned setting: KINDLING_BENCH_FLUSH_DENORMAL=1
 n = int(sys.argv[1])
 root = sys.argv[2] if len(sys.argv) > 2 else "/usr/share/datasets/fashion-mnist"
 with gzip.open(f"{root}/train-images-idx3-ubyte.gz") as f:
@@ -46,7 +47,7 @@ tf = transforms.Compose([transforms.ToTensor(), transforms.RandomHorizontalFlip(
 ds = FashionMNIST(images, labels, tf)
 torch.manual_seed(0)
 loaders = {}
-print(f"ready gemm={peer_info.gemm_backends()}", flush=True)
+print(f"ready gemm={peer_info.gemm_backends()} ftz={peer_info.flush_denormal_state()}", flush=True)
 for line in sys.stdin:
     words = line.split()
     if len(words) != 2 or words[0] != "run":

@@ -1,7 +1,7 @@
 // P6 peer: the CNN training step of p6_cnn_setup.hpp in LibTorch 1.13 (1 thread), in the interleaving
 // protocol of bench/peer_process.hpp:
 //   usage: bench_peer_p6_cnn <steps per repetition> <warm-up steps> [fashion-mnist dir]
-//   stdout: "ready loss=<loss of the last warm-up step> gemm=<GEMM libraries:ISA>", then per "run": "cpu=<s> wall=<s> loss=<last loss>"
+//   stdout: "ready loss=<loss of the last warm-up step> gemm=<GEMM libraries:ISA> ftz=<on|off>", then per "run": "cpu=<s> wall=<s> loss=<last loss>"
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -39,6 +39,7 @@ struct CNN : torch::nn::Module {
 }  // namespace
 
 int main(int argc, char** argv) {
+  peers::flush_denormal_if_asked();  // the tuned setting (backend_info.hpp)
   const int steps = argc > 1 ? std::atoi(argv[1]) : 5;
   const int warmup = argc > 2 ? std::atoi(argv[2]) : 3;
   const char* dir = argc > 3 ? argv[3] : "/usr/share/datasets/fashion-mnist";
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
     return last;
   };
   const double warm_loss = run(warmup);
-  std::printf("ready loss=%.9g gemm=%s\n", warm_loss, peers::gemm_backends().c_str());
+  std::printf("ready loss=%.9g gemm=%s ftz=%s\n", warm_loss, peers::gemm_backends().c_str(), peers::flush_denormal_state());
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {

@@ -5,7 +5,7 @@ in the interleaving protocol of bench/peer_process.hpp. Two models from the same
 each with its own Adam and its own cursor over the batches.
 
 usage: p7_pytorch.py <steps per repetition> <warm-up steps> [fashion-mnist dir]
-stdout: "ready gemm=<GEMM libraries:ISA, peer_info.py>", then per "run fp32" or "run bf16": "cpu=<s> wall=<s> loss=<last loss>"
+stdout: "ready gemm=<GEMM libraries:ISA, peer_info.py> ftz=<on|off>", then per "run fp32" or "run bf16": "cpu=<s> wall=<s> loss=<last loss>"
 """
 import copy
 import gzip
@@ -22,6 +22,7 @@ steps = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 warmup = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 root = sys.argv[3] if len(sys.argv) > 3 else "/usr/share/datasets/fashion-mnist"
 torch.set_num_threads(1)
+peer_info.flush_denormal_if_asked()  # the tuned setting: KINDLING_BENCH_FLUSH_DENORMAL=1
 torch.manual_seed(0)
 with gzip.open(f"{root}/train-images-idx3-ubyte.gz") as f:
     X = torch.from_numpy(np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784).astype(np.float32) / 255)
@@ -65,7 +66,7 @@ model = SimpleNet()
 trainers = {"fp32": Trainer(model, False), "bf16": Trainer(copy.deepcopy(model), True)}
 for t in trainers.values():
     t.run(warmup)
-print(f"ready gemm={peer_info.gemm_backends()}", flush=True)
+print(f"ready gemm={peer_info.gemm_backends()} ftz={peer_info.flush_denormal_state()}", flush=True)
 for line in sys.stdin:
     words = line.split()
     if len(words) != 2 or words[0] != "run" or words[1] not in trainers:

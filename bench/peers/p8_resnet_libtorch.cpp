@@ -1,7 +1,7 @@
 // P8 / M2 peer: torchvision's ResNet-18 written in LibTorch 1.13 C++ (1 thread), the set-up of
 // p8_resnet_setup.hpp, in the interleaving protocol of bench/peer_process.hpp:
 //   usage: bench_peer_p8_resnet forward|train <calls per repetition> <warm-up calls> [quick]
-//   stdout: "ready check=<result of the last warm-up call> gemm=<GEMM libraries:ISA>", then per "run":
+//   stdout: "ready check=<result of the last warm-up call> gemm=<GEMM libraries:ISA> ftz=<on|off>", then per "run":
 //           "cpu=<s> wall=<s> check=<result of the last call> rss_kb=<peak RSS so far> anon_kb=<RssAnon>
 //           file_kb=<RssFile>"
 // forward: eval mode under NoGradGuard, check = the sum of |logits|; train: one training step (zero_grad,
@@ -86,6 +86,7 @@ TORCH_MODULE(ResNet18);
 }  // namespace
 
 int main(int argc, char** argv) {
+  peers::flush_denormal_if_asked();  // the tuned setting (backend_info.hpp)
   if (argc < 4) {
     std::fprintf(stderr, "usage: %s forward|train <calls per repetition> <warm-up calls> [quick]\n", argv[0]);
     return 2;
@@ -133,7 +134,7 @@ int main(int argc, char** argv) {
     return check;
   };
   const double warm = run(warmup);
-  std::printf("ready check=%.9g gemm=%s\n", warm, peers::gemm_backends().c_str());
+  std::printf("ready check=%.9g gemm=%s ftz=%s\n", warm, peers::gemm_backends().c_str(), peers::flush_denormal_state());
   std::fflush(stdout);
   std::string line;
   while (std::getline(std::cin, line) && line == "run") {

@@ -5,7 +5,7 @@ weights and input (the formulas of compile_mlp.cpp), an SGD step on mean(y * y).
 
 usage: p9_mlp_pytorch.py <per_rep>     then the interleaving protocol of bench/peer_process.hpp:
   stdin:  "run forward" or "run train" lines (per_rep forwards or steps each), then "quit"
-  stdout: "ready gemm=<GEMM libraries:ISA> checksum=<sum of the first forward's output>",
+  stdout: "ready gemm=<GEMM libraries:ISA> ftz=<on|off> checksum=<sum of the first forward's output>",
           then per run "cpu=<s> wall=<s>"
 """
 import sys
@@ -19,6 +19,7 @@ import torch.nn.functional as F
 import peer_info  # bench/peers/peer_info.py, next to this script
 
 torch.set_num_threads(1)
+peer_info.flush_denormal_if_asked()  # the tuned setting: KINDLING_BENCH_FLUSH_DENORMAL=1
 BATCH, WIDTH, BLOCKS = 256, 128, 3
 per_rep = int(sys.argv[1])
 
@@ -67,7 +68,7 @@ def train():
         sgd.step()
 
 
-print(f"ready gemm={peer_info.gemm_backends()} checksum={checksum!r}", flush=True)
+print(f"ready gemm={peer_info.gemm_backends()} ftz={peer_info.flush_denormal_state()} checksum={checksum!r}", flush=True)
 for line in sys.stdin:
     words = line.split()
     if len(words) != 2 or words[0] != "run" or words[1] not in ("forward", "train"):

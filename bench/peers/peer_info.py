@@ -27,3 +27,17 @@ def gemm_backends():
     except (OSError, AttributeError):
         pass
     return ",".join(parts) or "unknown"
+
+
+def flush_denormal_if_asked():
+    """Flush denormals (torch.set_flush_denormal(True)) when the benchmark asks for it:
+    KINDLING_BENCH_FLUSH_DENORMAL=1 is the tuned setting (bench/bench_util.hpp: PeerSettings)."""
+    import torch
+    if os.environ.get("KINDLING_BENCH_FLUSH_DENORMAL") == "1":
+        torch.set_flush_denormal(True)
+
+
+def flush_denormal_state():
+    """"on" when this thread flushes denormals: half of the smallest normal float32 comes out as 0."""
+    import torch
+    return "on" if float(torch.tensor([1.1754944e-38]) * 0.5) == 0.0 else "off"
