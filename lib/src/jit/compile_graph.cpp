@@ -269,6 +269,21 @@ void trace_function(const autograd::FunctionCall& call) {
   t->graph_break(std::string(call.name) + " (a Function the compiler's IR does not capture)");
 }
 
+/// The model's buffers as they are, put back when this goes out of scope (an exception included): a
+/// call made to learn about the forward must not count as one (BatchNorm's running statistics).
+struct BufferSnapshot {
+  std::vector<std::pair<Tensor, Tensor>> saved;
+  explicit BufferSnapshot(nn::Module& model) {
+    for (const auto& [name, b] : model.named_buffers()) saved.emplace_back(b, b.detach().clone());
+  }
+  BufferSnapshot(const BufferSnapshot&) = delete;
+  BufferSnapshot& operator=(const BufferSnapshot&) = delete;
+  ~BufferSnapshot() {
+    NoGradGuard no_grad;
+    for (auto& [b, copy] : saved) b.copy_(copy);  // same shape, same dtype: cannot fail
+  }
+};
+
 /// The whole model as one eager "module" node: what runs when the trace cannot follow the forward at
 /// all -- it threw while traced (an in-place op on the input, which the trace makes require grad), or
 /// its output is not made by ops autograd records (an integer or bool input). Eager runs such a
@@ -276,19 +291,10 @@ void trace_function(const autograd::FunctionCall& call) {
 /// eager call, as the caller makes it, gives the output's shape; a forward that is wrong throws its
 /// own error here. The buffers are put back: compiling must not count as a forward (BatchNorm).
 Graph whole_model(nn::Module& model, const Tensor& example_input, const std::string& why) {
-  std::vector<std::pair<Tensor, Tensor>> saved_buffers;
-  for (const auto& [name, b] : model.named_buffers()) saved_buffers.emplace_back(b, b.detach().clone());
   Tensor out;
-  try {
-    out = model(example_input.clone());  // a copy: the forward may change its input in place
-  } catch (...) {
-    NoGradGuard no_grad;
-    for (auto& [b, copy] : saved_buffers) b.copy_(copy);
-    throw;
-  }
   {
-    NoGradGuard no_grad;
-    for (auto& [b, copy] : saved_buffers) b.copy_(copy);
+    const BufferSnapshot buffers(model);
+    out = model(example_input.clone());  // a copy: the forward may change its input in place
   }
   if (!out.defined())
     throw Error("kd::compile: " + model.type_name() + "'s forward returned an undefined tensor");
