@@ -185,6 +185,18 @@ PARITY_CASE("interpolate/bilinear-scale2") {
 PARITY_CASE("interpolate/bilinear-size-align") {
   return F::interpolate(in["x"], {.size = {7, 9}, .mode = "bilinear", .align_corners = true});
 }
+PARITY_CASE("interpolate/bilinear-infinity") {
+  return F::interpolate(in["x"], {.size = {5, 5}, .mode = "bilinear", .align_corners = true});
+}
+PARITY_CASE("interpolate/bilinear-same-size-infinity") {
+  return F::interpolate(in["x"], {.size = {3, 3}, .mode = "bilinear"});
+}
+PARITY_CASE("interpolate/bilinear-one-dim-same-size") {
+  return F::interpolate(in["x"], {.size = {3, 7}, .mode = "bilinear"});
+}
+PARITY_CASE("interpolate/bilinear-one-dim-same-size-infinity") {
+  return F::interpolate(in["x"], {.scale_factor = {1.0, 1.5}, .mode = "bilinear", .align_corners = true});
+}
 PARITY_CASE("interpolate/bilinear-downsample") { return F::interpolate(in["x"], {.size = {3, 2}, .mode = "bilinear"}); }
 PARITY_CASE("interpolate/bilinear-align-one-pixel") {
   return F::interpolate(in["x"], {.size = {1, 4}, .mode = "bilinear", .align_corners = true});

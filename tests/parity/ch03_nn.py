@@ -245,6 +245,17 @@ case("interpolate/bilinear-scale2", lambda x: F.interpolate(x, scale_factor=2, m
      x=randn(2, 2, 4, 3))
 case("interpolate/bilinear-size-align", lambda x: F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=True),
      grad=True, x=randn(1, 3, 4, 5))
+# An infinite pixel: PyTorch multiplies every tap by its weight, so a neighbour at weight 0 still makes
+# 0 * inf = NaN next to it, and the weighted sums with the infinity give +-inf or NaN.
+case("interpolate/bilinear-infinity", lambda x: F.interpolate(x, size=(5, 5), mode="bilinear", align_corners=True),
+     x=value([[[[1, 2, 3], [4, INF, 6], [-INF, 8, 9]]]]))
+case("interpolate/bilinear-same-size-infinity", lambda x: F.interpolate(x, size=(3, 3), mode="bilinear"),
+     x=value([[[[1, 2, 3], [4, INF, 6], [-INF, 8, 9]]]]))
+case("interpolate/bilinear-one-dim-same-size", lambda x: F.interpolate(x, size=(3, 7), mode="bilinear"), grad=True,
+     x=randn(2, 2, 3, 4))
+case("interpolate/bilinear-one-dim-same-size-infinity",
+     lambda x: F.interpolate(x, scale_factor=(1.0, 1.5), mode="bilinear", align_corners=True),
+     x=value([[[[1, 2, 3], [4, INF, 6], [-INF, 8, 9]]]]))
 case("interpolate/bilinear-downsample", lambda x: F.interpolate(x, size=(3, 2), mode="bilinear"), grad=True,
      x=randn(1, 2, 8, 7))
 case("interpolate/bilinear-align-one-pixel", lambda x: F.interpolate(x, size=(1, 4), mode="bilinear",
