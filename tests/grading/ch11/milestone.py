@@ -22,8 +22,13 @@ import milestones as ms  # noqa: E402
 GOAL = 0.85
 WHAT = "SimpleNet trained by your DDP on 2 ranks, test accuracy"
 PARITY_STEPS, BATCH_PER_RANK, PARITY_LR = 25, 32, 0.05
-# Float32 gradients summed in another order (2 x 32 images here, 64 at once in PyTorch), 25 steps.
-PARITY_RTOL, PARITY_ATOL = 1e-3, 2e-5
+# Float32 gradients summed in another order (2 x 32 images here, 64 at once in PyTorch), 25 steps. Each
+# entry may also differ by a small share of the largest change any weight made: a ReLU unit whose input is
+# near 0 can fall on the other side of the kink under the other rounding (another GEMM kernel: oneDNN's
+# AVX-512 against OpenBLAS), and its weights then get another gradient for that step. Measured on an Intel
+# Xeon: 6.1e-5 off in one fc1 entry of 0.019, with the weights moving by ~0.07. The bugs this check is for
+# (shards, averaging, buckets, the ring) move every weight by a large share of that change.
+PARITY_RTOL, PARITY_ATOL, PARITY_MOVED = 1e-3, 2e-5, 2e-3
 
 
 def draws():
@@ -96,16 +101,17 @@ def check_parity(out_dir, seed):
         opt.step()
     ref = {k: net.state_dict()[names[k]].numpy() for k in ms.SIMPLENET}
     moved = max(float(np.abs(ref[k] - init[k]).max()) for k in ref)
+    if not moved > 1e-3:
+        raise ValueError("the replayed steps did not move the weights (the checker's own failure)")
     for k in ms.SIMPLENET:
         for who, g in (("rank 0", got), ("rank 1", got1)):
-            bad = ~np.isclose(g[k], ref[k], rtol=PARITY_RTOL, atol=PARITY_ATOL)
+            bad = ~np.isclose(g[k], ref[k], rtol=PARITY_RTOL, atol=PARITY_ATOL + PARITY_MOVED * moved)
             if bad.any():
                 i = tuple(int(v) for v in np.argwhere(bad)[0])
                 raise ValueError(f"after {PARITY_STEPS} SGD steps on 2 ranks, {who}'s {k}{list(i)} is {g[k][i]:.7g}; "
-                                 f"one process on the same 64 images per step gives {ref[k][i]:.7g} (the ranks' "
-                                 f"shards, the averaged gradients or the ring are wrong: ex1, ex3, ex4)")
-    if not moved > 1e-3:
-        raise ValueError("the replayed steps did not move the weights (the checker's own failure)")
+                                 f"one process on the same 64 images per step gives {ref[k][i]:.7g} (the weights "
+                                 f"moved by up to {moved:.3g}; the ranks' shards, the averaged gradients or the "
+                                 f"ring are wrong: ex1, ex3, ex4)")
 
 
 def check_pieces(out_dir, d):
