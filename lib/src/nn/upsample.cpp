@@ -54,19 +54,21 @@ template <class T> Taps<T> nearest_taps(std::int64_t in, std::int64_t out, doubl
 
 template <class T> Taps<T> linear_taps(std::int64_t in, std::int64_t out, double scale_factor, bool align_corners) {
   Taps<T> t;
-  // area_pixel_compute_scale: with align_corners the corner pixels' centres map onto each other.
-  const T scale = align_corners ? (out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0))
-                                : source_scale<T>(in, out, scale_factor);
-  for (std::int64_t d = 0; d < out; ++d) {
-    if (out == in) {
-      // PyTorch's compute_source_index_and_lambda: a dimension that keeps its size reads its own
-      // pixel twice, with weights 1 and 0 (so an infinite pixel becomes NaN, and only it).
+  if (out == in) {
+    // PyTorch's compute_source_index_and_lambda: a dimension that keeps its size reads its own pixel
+    // twice, with weights 1 and 0, whatever the scale (so an infinite pixel becomes NaN, and only it).
+    for (std::int64_t d = 0; d < out; ++d) {
       t.i0.push_back(d);
       t.i1.push_back(d);
       t.l0.push_back(T(1));
       t.l1.push_back(T(0));
-      continue;
     }
+    return t;
+  }
+  // area_pixel_compute_scale: with align_corners the corner pixels' centres map onto each other.
+  const T scale = align_corners ? (out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0))
+                                : source_scale<T>(in, out, scale_factor);
+  for (std::int64_t d = 0; d < out; ++d) {
     T src = align_corners ? scale * static_cast<T>(d) : scale * (static_cast<T>(d) + T(0.5)) - T(0.5);
     if (src < 0) src = 0;  // the half-pixel form reads before pixel 0 near the edge: clamp
     const auto i0 = static_cast<std::int64_t>(src);
